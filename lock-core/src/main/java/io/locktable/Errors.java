@@ -1,0 +1,33 @@
+package io.locktable;
+
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
+import software.amazon.awssdk.services.dynamodb.model.TransactionConflictException;
+
+/** Sorts request errors into those that may pass (retry) and those that will not. */
+final class Errors {
+
+    private Errors() {}
+
+    /**
+     * An error that may pass: throttling, a 5xx, a transaction conflict, or a client-side failure such as I/O, a
+     * timeout or credentials that could not be loaded.
+     */
+    static boolean isTransient(Throwable error) {
+        if (error instanceof ResourceNotFoundException) {
+            return false;
+        }
+        if (error instanceof TransactionConflictException) {
+            return true;
+        }
+        if (error instanceof DynamoDbException dynamo) {
+            return dynamo.isThrottlingException() || dynamo.statusCode() >= 500 || dynamo.retryable();
+        }
+        if (error instanceof SdkClientException) {
+            return true;
+        }
+        return error instanceof SdkException sdk && sdk.retryable();
+    }
+}

@@ -1,0 +1,180 @@
+package io.locktable;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One call of {@link LockTable#runAsLeader}: acquires on the caller's thread, runs each term's work on a thread of
+ * its own, interrupts it when the lease ends, and contends again.
+ */
+final class LeaderLoop {
+
+    private static final Logger log = LoggerFactory.getLogger(LockTable.class);
+
+    private final LockTable table;
+    private final String name;
+    private final Duration leaseDuration;
+    private final LeaderWork work;
+    private final LockTableListener listener;
+    private final LockClock clock;
+    private int failuresInRow;
+
+    LeaderLoop(
+            LockTable table,
+            String name,
+            Duration leaseDuration,
+            LeaderWork work,
+            LockTableListener listener,
+            LockClock clock) {
+        this.table = table;
+        this.name = name;
+        this.leaseDuration = leaseDuration;
+        this.work = work;
+        this.listener = listener;
+        this.clock = clock;
+    }
+
+    void run() throws Exception {
+        while (true) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException("leadership of lock '" + name + "' was interrupted");
+            }
+            Lease lease;
+            try {
+                lease = table.acquireForLeader(name, leaseDuration, this::answered);
+            } catch (RuntimeException e) {
+                if (!Errors.isTransient(e)) {
+                    throw e;
+                }
+                failed(e);
+                clock.sleep(leaseDuration.toNanos() / 3);
+                continue;
+            }
+            if (!lease.isHeld()) {
+                continue; // answered after a whole lease: no term
+            }
+            Term term = new Term(lease);
+            if (term.run()) {
+                return;
+            }
+        }
+    }
+
+    private void answered() {
+        if (failuresInRow > 0) {
+            log.info(
+                    "Leadership of lock '{}' in table '{}': DynamoDB answers again after {} failed acquires",
+                    name,
+                    table.tableName(),
+                    failuresInRow);
+            failuresInRow = 0;
+        }
+    }
+
+    private void failed(RuntimeException error) {
+        failuresInRow++;
+        if (failuresInRow == 1) {
+            log.warn(
+                    "Leadership of lock '{}' in table '{}': acquire failed, trying again every {} until it works: {}",
+                    name,
+                    table.tableName(),
+                    leaseDuration.dividedBy(3),
+                    error.toString());
+        } else {
+            log.debug(
+                    "Leadership of lock '{}': acquire failed again ({} in a row): {}",
+                    name,
+                    failuresInRow,
+                    error.toString());
+        }
+        listener.onLeadershipError(name, error, failuresInRow);
+    }
+
+    /** One term: the work on its own thread, interrupted when the lease ends. */
+    private final class Term {
+        private final Lease lease;
+        private final AtomicBoolean over = new AtomicBoolean();
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+        Term(Lease lease) {
+            this.lease = lease;
+        }
+
+        /** Runs the term; true when the leadership is over (the work ended on its own), false to contend again. */
+        boolean run() throws Exception {
+            Thread worker = new Thread(this::lead, "locktable-leader-" + name);
+            worker.setDaemon(Thread.currentThread().isDaemon());
+            lease.whenEnded().thenRun(() -> {
+                if (!over.get()) {
+                    worker.interrupt();
+                }
+            });
+            worker.start();
+            try {
+                worker.join();
+            } catch (InterruptedException e) {
+                over.set(true);
+                worker.interrupt();
+                awaitStop(worker);
+                lease.release();
+                throw e;
+            }
+            LeaseEnd end = lease.end().orElse(null);
+            if (end == LeaseEnd.LOST || end == LeaseEnd.EXPIRED) {
+                log.info(
+                        "Leadership of lock '{}' ended: lease {} (fencing token {}); contending again",
+                        name,
+                        end,
+                        lease.fencingToken());
+                return false;
+            }
+            over.set(true);
+            lease.release();
+            Throwable thrown = failure.get();
+            if (thrown instanceof Exception exception) {
+                throw exception;
+            }
+            if (thrown instanceof Error error) {
+                throw error;
+            }
+            if (thrown != null) {
+                throw new IllegalStateException(thrown);
+            }
+            return true;
+        }
+
+        private void lead() {
+            try {
+                lease.callAsCurrent(() -> {
+                    work.lead(lease);
+                    return null;
+                });
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        }
+
+        /** After the caller's interrupt: waits for the work to stop, at most one lease. */
+        private void awaitStop(Thread worker) {
+            long deadline = System.nanoTime() + leaseDuration.toNanos();
+            while (worker.isAlive()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    log.warn(
+                            "Work of the leader of lock '{}' did not stop within {} of its interrupt",
+                            name,
+                            leaseDuration);
+                    break;
+                }
+                try {
+                    worker.join(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    // the caller's interrupt is being answered already: keep waiting for the work
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package io.locktable;
+
+/**
+ * The work of a leader, run by {@link LockTable#runAsLeader(String, java.time.Duration, LeaderWork)} while its
+ * lease is held.
+ *
+ * <p>The work runs on a thread of its own for each term. When the lease is lost that thread is interrupted: work
+ * that honours interruption (blocking calls, {@link Thread#sleep}, or checks of {@link Thread#isInterrupted()})
+ * stops in time. Writes that must not happen after the lease ended are fenced with {@link Lease#heldCheck()} or
+ * {@link Lease#fencingToken()}.
+ *
+ * <pre>{@code
+ * locks.runAsLeader("order-sweeper", Duration.ofSeconds(30), lease -> {
+ *     while (true) {
+ *         lease.transactWrite(putOrder(order));
+ *         Thread.sleep(60_000);
+ *     }
+ * });
+ * }</pre>
+ */
+@FunctionalInterface
+public interface LeaderWork {
+
+    /**
+     * Does the leader's work for one term.
+     *
+     * @param lease the lease of this term, also {@link Lease#current()} on this thread
+     * @throws Exception anything the work throws ends the leadership and is rethrown by {@code runAsLeader},
+     *     unless the lease was lost or the caller interrupted first
+     */
+    void lead(Lease lease) throws Exception;
+}

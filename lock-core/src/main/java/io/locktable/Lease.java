@@ -1,0 +1,344 @@
+package io.locktable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+
+/**
+ * One acquisition of a lock: held until it is released, lost to another holder, or runs out. Its {@link LockTable}
+ * renews it every third of its duration on a shared scheduler; the holder does nothing to keep it.
+ *
+ * <p>A lease ends for its holder at the send time of its last successful renewal (or of the acquire) plus its
+ * duration, on this process's monotonic clock, so the holder stops believing it holds the lock before any
+ * contender can take it over. Work that must not happen after the lease ended is fenced: with {@link #heldCheck()}
+ * in a DynamoDB transaction, or with {@link #fencingToken()} handed to a system that refuses tokens lower than one
+ * it has seen.
+ *
+ * <pre>{@code
+ * try (Lease lease = locks.tryAcquire("cache-refresh", Duration.ofSeconds(30)).orElse(null)) {
+ *     if (lease == null) {
+ *         return; // another process holds it
+ *     }
+ *     lease.transactWrite(TransactWriteItem.builder().put(putOrder).build());
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. {@link #release()} and {@link #close()} are idempotent.
+ */
+public final class Lease implements AutoCloseable {
+
+    private static final ThreadLocal<Lease> CURRENT = new ThreadLocal<>();
+
+    private final LeaseKeeper keeper;
+    private final String name;
+    private final String owner;
+    private final long fencingToken;
+    private final Duration duration;
+    private final long durationNanos;
+    private final Instant acquiredAt;
+    private final boolean tookOver;
+    private final CompletableFuture<LeaseEnd> ended = new CompletableFuture<>();
+
+    private volatile String recordVersion;
+    private volatile long endNanos;
+    private volatile Instant renewedAt;
+    private volatile LeaseEnd end;
+    /** Record versions that renewals sent without an answer, with their send times; guarded by {@code this}. */
+    private final Map<String, Long> unanswered = new LinkedHashMap<>();
+
+    Lease(
+            LeaseKeeper keeper,
+            String name,
+            String owner,
+            long fencingToken,
+            String recordVersion,
+            Duration duration,
+            long sentNanos,
+            Instant acquiredAt,
+            boolean tookOver) {
+        this.keeper = keeper;
+        this.name = name;
+        this.owner = owner;
+        this.fencingToken = fencingToken;
+        this.recordVersion = recordVersion;
+        this.duration = duration;
+        this.durationNanos = duration.toNanos();
+        this.endNanos = sentNanos + durationNanos;
+        this.acquiredAt = acquiredAt;
+        this.renewedAt = acquiredAt;
+        this.tookOver = tookOver;
+    }
+
+    /**
+     * The lease bound to the calling thread: during a term of {@link LockTable#runAsLeader}, the term's lease on
+     * the work's thread; inside {@link #callAsCurrent(Callable)}, that lease. Code deep in the work fences its
+     * writes with {@code Lease.current().orElseThrow().heldCheck()} without the lease passed down.
+     *
+     * @return the current lease, or empty outside a term
+     */
+    public static Optional<Lease> current() {
+        return Optional.ofNullable(CURRENT.get());
+    }
+
+    /**
+     * Runs an action with this lease bound as {@link #current()} on the calling thread, then restores what was
+     * bound before. Frameworks use it to run a leader's call; the lease is not released afterwards.
+     *
+     * @param action the action
+     * @param <T> what the action returns
+     * @return what the action returned
+     * @throws Exception what the action threw
+     */
+    public <T> T callAsCurrent(Callable<T> action) throws Exception {
+        Objects.requireNonNull(action, "action");
+        Lease previous = CURRENT.get();
+        CURRENT.set(this);
+        try {
+            return action.call();
+        } finally {
+            if (previous == null) {
+                CURRENT.remove();
+            } else {
+                CURRENT.set(previous);
+            }
+        }
+    }
+
+    /**
+     * The name of the lock.
+     *
+     * @return the lock name
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * The owner id written to the item: unique to the {@link LockTable} that acquired this lease.
+     *
+     * @return the owner id
+     */
+    public String owner() {
+        return owner;
+    }
+
+    /**
+     * The fencing token of this acquisition: the tokens of one lock strictly increase from one acquisition to the
+     * next, so a system that refuses a token lower than one it has seen refuses a stale holder's writes.
+     *
+     * @return the fencing token, 1 or more
+     */
+    public long fencingToken() {
+        return fencingToken;
+    }
+
+    /**
+     * How long the lease lasts without a renewal.
+     *
+     * @return the lease duration
+     */
+    public Duration duration() {
+        return duration;
+    }
+
+    /**
+     * When this lease was acquired, on the wall clock (for display only).
+     *
+     * @return the acquire instant
+     */
+    public Instant acquiredAt() {
+        return acquiredAt;
+    }
+
+    /**
+     * When this lease was last renewed, on the wall clock (for display only); the acquire time before the first
+     * renewal.
+     *
+     * @return the instant of the last renewal's send
+     */
+    public Instant renewedAt() {
+        return renewedAt;
+    }
+
+    /**
+     * Tells whether this acquisition took the lock over from a holder that had stopped renewing it.
+     *
+     * @return true for a takeover, false when the lock was free
+     */
+    public boolean tookOver() {
+        return tookOver;
+    }
+
+    /**
+     * Tells whether this process still holds the lease: not released, not lost, and renewed within its duration
+     * on the monotonic clock. The reference's "Ended" is {@code !isHeld()}.
+     *
+     * @return true while the lease is held
+     */
+    public boolean isHeld() {
+        if (end != null) {
+            return false;
+        }
+        if (keeper.nanoTime() < endNanos) {
+            return true;
+        }
+        keeper.expire(this);
+        return false;
+    }
+
+    /**
+     * How much of the lease is left before it ends unless renewed.
+     *
+     * @return the time left, {@link Duration#ZERO} once the lease ended
+     */
+    public Duration remaining() {
+        if (!isHeld()) {
+            return Duration.ZERO;
+        }
+        return Duration.ofNanos(Math.max(0, endNanos - keeper.nanoTime()));
+    }
+
+    /**
+     * Completes when the lease ends, with why. Completion runs dependent actions on the thread that ended it (a
+     * scheduler thread of the table for losses): use the {@code ...Async} methods for anything slow.
+     *
+     * @return a future that completes with the reason the lease ended; it never completes exceptionally
+     */
+    public CompletableFuture<LeaseEnd> whenEnded() {
+        return ended.copy();
+    }
+
+    /**
+     * How the lease ended.
+     *
+     * @return the reason, or empty while the lease has not ended
+     */
+    public Optional<LeaseEnd> end() {
+        return Optional.ofNullable(end);
+    }
+
+    /**
+     * A transaction item that checks, atomically with the other writes of a {@code TransactWriteItems}, that this
+     * acquisition still holds the lock: a {@code ConditionCheck} on the lock item, {@code owner = :me AND fence =
+     * :myFence}. A transaction that carries it applies nothing once another holder has the lock.
+     *
+     * <pre>{@code
+     * client.transactWriteItems(r -> r.transactItems(lease.heldCheck(), putOrder));
+     * }</pre>
+     *
+     * @return the condition check
+     */
+    public TransactWriteItem heldCheck() {
+        return keeper.heldCheck(this);
+    }
+
+    /**
+     * Sends {@link #heldCheck()} and the given items in one {@code TransactWriteItems}: they are applied only if
+     * this acquisition still holds the lock. An item must not target the lock item itself.
+     *
+     * @param items the writes to fence
+     * @throws LeaseLostException if the lease is no longer held, locally or on the table; nothing was applied
+     * @throws software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException if the transaction was
+     *     cancelled for a reason of the other items (their own conditions, a conflict, throttling)
+     * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException for other failures of the request
+     */
+    public void transactWrite(TransactWriteItem... items) {
+        Objects.requireNonNull(items, "items");
+        keeper.transactWrite(this, List.of(items));
+    }
+
+    /**
+     * Releases the lease: this process stops believing it holds the lock at once, then a conditional write removes
+     * its owner so a waiting contender takes it at its next poll. The item stays with its fencing token. A lease
+     * that was lost is not written at all, so a release never disturbs a new holder. A release that fails to reach
+     * DynamoDB is logged; the lock then frees itself after one lease.
+     */
+    public void release() {
+        keeper.release(this, LeaseEnd.RELEASED);
+    }
+
+    /** Same as {@link #release()}, for try-with-resources. */
+    @Override
+    public void close() {
+        release();
+    }
+
+    @Override
+    public String toString() {
+        return "Lease[" + name + ", fencingToken=" + fencingToken + ", owner=" + owner + ", "
+                + (end == null ? "held" : end.toString()) + "]";
+    }
+
+    // ---- state, driven by LeaseKeeper
+
+    long durationNanos() {
+        return durationNanos;
+    }
+
+    long endNanos() {
+        return endNanos;
+    }
+
+    String recordVersion() {
+        return recordVersion;
+    }
+
+    boolean isLive() {
+        return end == null;
+    }
+
+    /** Candidates for a renewal's condition: the confirmed version, the unanswered ones, and the new one. */
+    synchronized List<String> startRenewal(String newVersion, long sentNanos) {
+        unanswered.put(newVersion, sentNanos);
+        List<String> candidates = new ArrayList<>(unanswered.size() + 1);
+        candidates.add(recordVersion);
+        candidates.addAll(unanswered.keySet());
+        return candidates;
+    }
+
+    synchronized int unansweredCount() {
+        return unanswered.size();
+    }
+
+    /** A renewal wrote {@code version}: the lease now ends at that renewal's send time plus its duration. */
+    synchronized boolean renewed(String version, Instant wallTime) {
+        Long sent = unanswered.get(version);
+        if (end != null || sent == null) {
+            return false;
+        }
+        unanswered.clear();
+        recordVersion = version;
+        endNanos = Math.max(endNanos, sent + durationNanos);
+        renewedAt = wallTime;
+        return true;
+    }
+
+    /** A read showed the item still at the confirmed version: the unanswered renewals were not applied. */
+    synchronized void forgetUnanswered() {
+        unanswered.clear();
+    }
+
+    synchronized boolean isUnanswered(String version) {
+        return unanswered.containsKey(version);
+    }
+
+    /** Ends the lease once; returns false if it had ended already. */
+    boolean finish(LeaseEnd reason) {
+        synchronized (this) {
+            if (end != null) {
+                return false;
+            }
+            end = reason;
+        }
+        ended.complete(reason);
+        return true;
+    }
+}

@@ -1,0 +1,624 @@
+package io.locktable;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * Named locks in one DynamoDB table, each held through a {@link Lease} with a fencing token, and leader election
+ * on top of them.
+ *
+ * <pre>{@code
+ * LockTable locks = LockTable.builder(dynamoDbClient, "Shop", "pk").sortKey("sk").build();
+ *
+ * Optional<Lease> maybe = locks.tryAcquire("cache-refresh", Duration.ofSeconds(30));
+ * if (maybe.isEmpty()) {
+ *     return; // another process holds it; try again on the next round
+ * }
+ * try (Lease lease = maybe.get()) {
+ *     lease.transactWrite(TransactWriteItem.builder().put(putOrder).build());
+ * }
+ * }</pre>
+ *
+ * <p><b>Semantics.</b> Those of the DynamoDB Lock Client: a lease has a relative duration and a record version
+ * number; its holder renews it every third of the lease; a contender takes it over only after it has seen the same
+ * record version for a whole lease on its own monotonic clock. No two clocks are ever compared, so machines' clocks
+ * may be set apart by any offset; what it assumes is that they run at about the same rate. A host that is
+ * suspended, or a virtual machine that freezes, can still hold a lease that has ended without knowing it, which is
+ * what {@link Lease#heldCheck()} and {@link Lease#fencingToken()} are for.
+ *
+ * <p><b>The item.</b> A lock is one item of the caller's table, so it fits a single-table design. Its partition key
+ * is {@code LOCK#<name>}; its sort key, if the table has one, is {@code LOCK}; both key attributes must be strings.
+ * Its attributes are {@code _type} ({@code LOCK}), {@code owner}, {@code rvn}, {@code fence} and {@code leaseMs},
+ * with {@code holder} and a time-to-live attribute if the {@link LockTableOptions} ask for them. An item at that key
+ * that is not a lock item makes an acquire throw {@link LockItemConflictException}; the library never changes it.
+ * A release keeps the item, so the fencing token never goes back.
+ *
+ * <p><b>One region.</b> The table must have a single region that writes: a global table that takes writes in
+ * several regions can grant a lock twice with the same token. {@link #verify()} checks it.
+ *
+ * <p><b>Threads.</b> Thread-safe. Hold one per table and process: it remembers which holders it has seen, which a
+ * takeover depends on. Renewals run on a small fixed pool of daemon threads however many leases are held. Requests
+ * go through the given client with its retries, each bounded by a per-request timeout so they never outlast the
+ * lease they serve.
+ */
+public final class LockTable implements AutoCloseable {
+
+    /** The shortest lease: below a second a lease cannot outlast the round trips and retries of its renewals. */
+    public static final Duration MIN_LEASE_DURATION = Duration.ofSeconds(1);
+
+    /** The longest lease, a day. */
+    public static final Duration MAX_LEASE_DURATION = Duration.ofDays(1);
+
+    private static final int MAX_KEY_BYTES = 2048;
+    private static final long MAX_POLL_NANOS = Duration.ofSeconds(10).toNanos();
+    private static final long RACE_RETRY_NANOS = Duration.ofMillis(50).toNanos();
+
+    private final DynamoDbClient client;
+    private final String tableName;
+    private final String partitionKey;
+    private final String sortKey;
+    private final LockTableOptions options;
+    private final String owner = UUID.randomUUID().toString();
+    private final LockClock clock;
+    private final AutoCloseable ownedClock;
+    private final Listeners listeners;
+    private final LockItems items;
+    private final LeaseKeeper keeper;
+    private final Acquirer acquirer;
+    private final TableVerifier verifier;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private LockTable(Builder builder) {
+        this.client = builder.client;
+        this.tableName = builder.tableName;
+        this.partitionKey = builder.partitionKey;
+        this.sortKey = builder.sortKey;
+        this.options = builder.options;
+        if (builder.clock != null) {
+            this.clock = builder.clock;
+            this.ownedClock = null;
+        } else {
+            SystemLockClock system = new SystemLockClock("locktable-" + tableName, builder.schedulerThreads);
+            this.clock = system;
+            this.ownedClock = system;
+        }
+        this.listeners = new Listeners(builder.listeners);
+        this.items = new LockItems(tableName, partitionKey, sortKey, options);
+        this.keeper = new LeaseKeeper(client, items, clock, listeners);
+        FenceHighWater fences = new FenceHighWater(tableName, listeners);
+        this.acquirer = new Acquirer(client, items, clock, listeners, fences, keeper, owner);
+        this.verifier = new TableVerifier(client, tableName, partitionKey, sortKey);
+    }
+
+    /**
+     * Starts a lock table over a table given by its name and key attribute names.
+     *
+     * @param client the DynamoDB client; its reads must be strongly consistent (not DAX)
+     * @param tableName the table
+     * @param partitionKey the name of the table's partition key attribute, a string
+     * @return a builder; add {@link Builder#sortKey(String)} when the table has a sort key
+     * @throws NullPointerException if the client is null
+     * @throws IllegalArgumentException if a name is null, empty or not a valid DynamoDB name
+     */
+    public static Builder builder(DynamoDbClient client, String tableName, String partitionKey) {
+        return new Builder(client, tableName, partitionKey);
+    }
+
+    /**
+     * Makes a lock table over a table of the enhanced client, so locks share a table with entities without
+     * restating its keys. The locks do not use the table's schema beyond its name and key names.
+     *
+     * <pre>{@code
+     * DynamoDbTable<Order> orders = enhanced.table("Shop", TableSchema.fromBean(Order.class));
+     * LockTable locks = LockTable.forTable(client, orders);
+     * }</pre>
+     *
+     * @param client the DynamoDB client
+     * @param table the table
+     * @return the lock table
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a key attribute of the table is not a string
+     */
+    public static LockTable forTable(DynamoDbClient client, DynamoDbTable<?> table) {
+        return forTable(client, table, LockTableOptions.defaults());
+    }
+
+    /**
+     * Makes a lock table over a table of the enhanced client, with options.
+     *
+     * @param client the DynamoDB client
+     * @param table the table
+     * @param options what the lock items carry beyond the lock
+     * @return the lock table
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a key attribute of the table is not a string, or the options clash with
+     *     the keys
+     */
+    public static LockTable forTable(DynamoDbClient client, DynamoDbTable<?> table, LockTableOptions options) {
+        Objects.requireNonNull(table, "table");
+        return EnhancedTables.builderFor(client, table).options(options).build();
+    }
+
+    /**
+     * Tries once to acquire a lock, without waiting: empty if another holder has it. It takes over a lock whose
+     * holder stopped renewing, which this table knows only after watching it for a whole lease.
+     *
+     * <p><b>Requests.</b> A table that has not seen the lock held writes at once: one conditional {@code
+     * UpdateItem} that raises the fencing token, and which returns the item that failed its condition if the lock
+     * is held. Once it has seen a holder, it reads the item with a strongly consistent {@code GetItem} first and
+     * writes only if the lock is free or the holder is due for a takeover.
+     *
+     * <p><b>Short-lived processes.</b> A takeover needs a table that lives longer than a lease. A process that
+     * lives shorter (a scheduled job, a function, a command-line tool) never takes over a lock whose holder
+     * crashed with this; it calls {@link #acquire(String, Duration, Duration)} with a wait of a little more than
+     * one lease, which waits out a crashed holder and gives up on a live one.
+     *
+     * <p>Not reentrant: a table that holds the lock gets empty like any other contender.
+     *
+     * @param name the name of the lock; every process that names it contends for the same item
+     * @param leaseDuration how long the lease lasts without a renewal, from {@link #MIN_LEASE_DURATION} to {@link
+     *     #MAX_LEASE_DURATION}; it renews itself every third of it
+     * @return the lease, or empty if another holder has the lock. An acquire whose answer came only after a whole
+     *     lease returns a lease that has ended already ({@link Lease#isHeld()} is false)
+     * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range
+     * @throws NullPointerException if the lease duration is null
+     * @throws LockItemConflictException if the item at the lock's key is not a lock item
+     * @throws software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException if the table does not exist
+     * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException if DynamoDB failed the request,
+     *     after the client's retries
+     * @throws IllegalStateException if this table was closed
+     */
+    public Optional<Lease> tryAcquire(String name, Duration leaseDuration) {
+        checkArguments(name, leaseDuration);
+        long start = clock.nanoTime();
+        try {
+            Acquirer.Attempt attempt = acquirer.attempt(name, leaseDuration);
+            if (attempt instanceof Acquirer.Acquired acquired) {
+                finished(
+                        name, acquired.lease().tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED, start);
+                return Optional.of(acquired.lease());
+            }
+            finished(name, AcquireOutcome.BUSY, start);
+            return Optional.empty();
+        } catch (RuntimeException e) {
+            finished(name, AcquireOutcome.ERROR, start);
+            throw e;
+        }
+    }
+
+    /**
+     * Acquires a lock, waiting as long as it takes: interrupt the thread to give up. It takes a lock over once its
+     * holder has not renewed it for a whole lease.
+     *
+     * <p><b>Polling.</b> While another holder has the lock it reads the item every third of that holder's lease, or
+     * every 10 seconds if that is sooner, with jitter, and takes the lock over once the holder has not renewed it
+     * for a whole lease, measured on this process's monotonic clock from the first time it saw that record version.
+     * The wait sends one strongly consistent {@code GetItem} per poll and no write while the holder renews.
+     *
+     * @param name the name of the lock
+     * @param leaseDuration how long the lease lasts without a renewal, from {@link #MIN_LEASE_DURATION} to {@link
+     *     #MAX_LEASE_DURATION}
+     * @return the lease. An acquire whose answer came only after a whole lease returns a lease that has ended
+     * @throws InterruptedException if the thread was interrupted while it waited
+     * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range
+     * @throws LockItemConflictException if the item at the lock's key is not a lock item
+     * @throws software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException if the table does not exist
+     * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException if DynamoDB failed a request, after
+     *     the client's retries
+     */
+    public Lease acquire(String name, Duration leaseDuration) throws InterruptedException {
+        checkArguments(name, leaseDuration);
+        try {
+            return acquireWithin(name, leaseDuration, Long.MAX_VALUE, null);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("an acquire without a time limit timed out", e);
+        }
+    }
+
+    /**
+     * Acquires a lock, waiting at most {@code maxWait}. A process that must not wait for a live holder passes a
+     * little more than one lease: long enough to take over the lock of a holder that crashed.
+     *
+     * @param name the name of the lock
+     * @param leaseDuration how long the lease lasts without a renewal
+     * @param maxWait how long to wait for the lock, zero or more
+     * @return the lease
+     * @throws InterruptedException if the thread was interrupted while it waited
+     * @throws TimeoutException if the lock stayed held for the whole wait
+     * @throws IllegalArgumentException if the name is null or empty, the lease is out of range or the wait negative
+     * @throws LockItemConflictException if the item at the lock's key is not a lock item
+     * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException if DynamoDB failed a request
+     */
+    public Lease acquire(String name, Duration leaseDuration, Duration maxWait)
+            throws InterruptedException, TimeoutException {
+        checkArguments(name, leaseDuration);
+        Objects.requireNonNull(maxWait, "maxWait");
+        if (maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
+        }
+        return acquireWithin(name, leaseDuration, saturatedNanos(maxWait), null);
+    }
+
+    /** For the leader loop: waits without limit, and says after each attempt that DynamoDB answered. */
+    Lease acquireForLeader(String name, Duration leaseDuration, Runnable answered) throws InterruptedException {
+        checkArguments(name, leaseDuration);
+        try {
+            return acquireWithin(name, leaseDuration, Long.MAX_VALUE, answered);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("an acquire without a time limit timed out", e);
+        }
+    }
+
+    private Lease acquireWithin(String name, Duration leaseDuration, long maxWaitNanos, Runnable answered)
+            throws InterruptedException, TimeoutException {
+        long start = clock.nanoTime();
+        try {
+            while (true) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("acquire of lock '" + name + "' was interrupted");
+                }
+                Acquirer.Attempt attempt = acquirer.attempt(name, leaseDuration);
+                if (answered != null) {
+                    answered.run();
+                }
+                if (attempt instanceof Acquirer.Acquired acquired) {
+                    Lease lease = acquired.lease();
+                    finished(name, lease.tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED, start);
+                    return lease;
+                }
+                long waited = clock.nanoTime() - start;
+                if (waited >= maxWaitNanos) {
+                    finished(name, AcquireOutcome.TIMEOUT, start);
+                    throw new TimeoutException("lock '" + name + "' in table '" + tableName
+                            + "' stayed held for the whole wait of " + Duration.ofNanos(maxWaitNanos));
+                }
+                long pause = pollPause((Acquirer.Busy) attempt);
+                clock.sleep(Math.min(pause, maxWaitNanos - waited));
+            }
+        } catch (RuntimeException e) {
+            finished(name, AcquireOutcome.ERROR, start);
+            throw e;
+        }
+    }
+
+    /** A third of the holder's lease, at most 10 s, less up to a fifth of jitter; never past the holder's due time. */
+    private static long pollPause(Acquirer.Busy busy) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        if (busy.holderLeaseNanos() < 0) {
+            return RACE_RETRY_NANOS + random.nextLong(RACE_RETRY_NANOS);
+        }
+        long interval = Math.min(busy.holderLeaseNanos() / 3, MAX_POLL_NANOS);
+        long jittered = interval - random.nextLong(interval / 5 + 1);
+        long untilDue = busy.untilDueNanos() + random.nextLong(RACE_RETRY_NANOS / 5 + 1);
+        return Math.max(1, Math.min(jittered, untilDue));
+    }
+
+    /**
+     * Leads on a lock: of all the processes that run this for the same lock, one at a time runs {@code work}, and
+     * when its lease is lost another takes over.
+     *
+     * <p><b>A term.</b> It acquires the lock with {@link #acquire(String, Duration)} on the calling thread, then runs
+     * the work on a new thread named {@code locktable-leader-<name>} with the lease bound as {@link Lease#current()},
+     * while the calling thread waits. When the lease is lost (a renewal found another holder, or none succeeded
+     * within the lease) the work's thread is interrupted at once; this waits for the work to stop and contends
+     * again.
+     *
+     * <p><b>How it ends.</b> If the lease was lost, whatever the work returned or threw, this contends again. If the
+     * caller's thread is interrupted, the work is interrupted, the lease released, and this throws {@link
+     * InterruptedException}, whatever the work returned or threw. If the work returned or threw on its own, the
+     * lease is released and this returns or rethrows: a leader that is done hands the lock on. A service that
+     * should lead for as long as it runs calls this in a loop.
+     *
+     * <p><b>Errors of the election.</b> An acquire that fails with a transient error (throttling, a 5xx, I/O, a
+     * timeout, credentials that could not be loaded) after the client's retries is counted, and this contends again
+     * after a third of the lease. Only the first failure of a row is logged as a warning, and the first success
+     * after it as an information. Any other error ends it, {@code ResourceNotFoundException} included. An acquire
+     * whose answer came only after a whole lease starts no term.
+     *
+     * <p><b>Fencing.</b> Work that ignores interruption runs on after the lease is lost, and another process may
+     * then lead at the same time. Writes that must not happen then take {@link Lease#heldCheck()}, or the {@link
+     * Lease#fencingToken()} to a system that checks it.
+     *
+     * <pre>{@code
+     * locks.runAsLeader("order-sweeper", Duration.ofSeconds(30), lease -> {
+     *     while (true) {
+     *         lease.transactWrite(TransactWriteItem.builder().put(putOrder).build());
+     *         Thread.sleep(Duration.ofMinutes(1).toMillis());
+     *     }
+     * });
+     * }</pre>
+     *
+     * @param name the name of the lock
+     * @param leaseDuration how long a lease lasts without a renewal; also about how long the work of a leader that
+     *     crashed stays undone
+     * @param work the work of the leader
+     * @throws InterruptedException if the calling thread was interrupted, also when the work then threw something
+     *     else
+     * @throws Exception what the work threw on its own
+     * @throws NullPointerException if the work is null
+     * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range
+     * @throws LockItemConflictException if the item at the lock's key is not a lock item
+     */
+    public void runAsLeader(String name, Duration leaseDuration, LeaderWork work) throws Exception {
+        checkArguments(name, leaseDuration);
+        Objects.requireNonNull(work, "work");
+        new LeaderLoop(this, name, leaseDuration, work, listeners, clock).run();
+    }
+
+    /**
+     * Reads a lock's item as stored, with a strongly consistent read.
+     *
+     * @param name the name of the lock
+     * @return the item, or empty when the lock has no item
+     * @throws IllegalArgumentException if the name is null or empty
+     * @throws LockItemConflictException if the item at the lock's key is not a lock item
+     * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException if DynamoDB failed the request
+     */
+    public Optional<LockRecord> read(String name) {
+        checkName(name);
+        return Optional.ofNullable(acquirer.read(name, MAX_LEASE_DURATION)).map(StoredLock::toRecord);
+    }
+
+    /**
+     * Checks the table with {@code DescribeTable}: its key attributes are the configured ones and strings, and it
+     * has a single writing region (no replicas).
+     *
+     * @throws IllegalStateException naming the table and what does not match
+     * @throws software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException if the table does not exist
+     */
+    public void verify() {
+        verifier.verify();
+    }
+
+    /**
+     * The leases of this table that have not ended.
+     *
+     * @return a snapshot, in no particular order
+     */
+    public Collection<Lease> heldLeases() {
+        return keeper.held();
+    }
+
+    /**
+     * The table that holds the locks.
+     *
+     * @return the table name
+     */
+    public String tableName() {
+        return tableName;
+    }
+
+    /**
+     * The name of the table's partition key attribute.
+     *
+     * @return the partition key name
+     */
+    public String partitionKey() {
+        return partitionKey;
+    }
+
+    /**
+     * The name of the table's sort key attribute, if it has one.
+     *
+     * @return the sort key name, or empty
+     */
+    public Optional<String> sortKey() {
+        return Optional.ofNullable(sortKey);
+    }
+
+    /**
+     * What the lock items carry beyond the lock.
+     *
+     * @return the options
+     */
+    public LockTableOptions options() {
+        return options;
+    }
+
+    /**
+     * The owner id this table writes to the items it acquires: random and unique to this instance.
+     *
+     * @return the owner id
+     */
+    public String owner() {
+        return owner;
+    }
+
+    /**
+     * Releases every lease this table holds (they end with {@link LeaseEnd#CLOSED}) and stops its renewals. Later
+     * acquires throw {@link IllegalStateException}. Idempotent; it does not close the DynamoDB client.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        keeper.releaseAll();
+        if (ownedClock != null) {
+            try {
+                ownedClock.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("could not stop the scheduler of lock table " + tableName, e);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LockTable[" + tableName + ", partitionKey=" + partitionKey + ", sortKey=" + sortKey + ", owner=" + owner
+                + "]";
+    }
+
+    boolean isClosed() {
+        return closed.get();
+    }
+
+    private void finished(String name, AcquireOutcome outcome, long startNanos) {
+        listeners.onAcquireFinished(name, outcome, Duration.ofNanos(clock.nanoTime() - startNanos));
+    }
+
+    private void checkArguments(String name, Duration leaseDuration) {
+        checkName(name);
+        Objects.requireNonNull(leaseDuration, "leaseDuration");
+        if (leaseDuration.compareTo(MIN_LEASE_DURATION) < 0 || leaseDuration.compareTo(MAX_LEASE_DURATION) > 0) {
+            throw new IllegalArgumentException("leaseDuration of lock '" + name + "' must be from " + MIN_LEASE_DURATION
+                    + " to " + MAX_LEASE_DURATION + ", was " + leaseDuration);
+        }
+        if (closed.get()) {
+            throw new IllegalStateException("lock table " + tableName + " is closed");
+        }
+    }
+
+    private static void checkName(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("lock name must not be null or empty");
+        }
+        int keyBytes = (LockItems.KEY_PREFIX + name).getBytes(StandardCharsets.UTF_8).length;
+        if (keyBytes > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("lock name is too long: its key LOCK#<name> has " + keyBytes
+                    + " bytes, DynamoDB allows " + MAX_KEY_BYTES);
+        }
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /** Builds a {@link LockTable}. Not thread-safe. */
+    public static final class Builder {
+        private static final int MAX_NAME_LENGTH = 255;
+
+        private final DynamoDbClient client;
+        private final String tableName;
+        private final String partitionKey;
+        private String sortKey;
+        private LockTableOptions options = LockTableOptions.defaults();
+        private LockClock clock;
+        private int schedulerThreads = 2;
+        private final List<LockTableListener> listeners = new ArrayList<>();
+
+        private Builder(DynamoDbClient client, String tableName, String partitionKey) {
+            this.client = Objects.requireNonNull(client, "client");
+            this.tableName = checkTableName(tableName);
+            this.partitionKey = checkAttributeName("partitionKey", partitionKey);
+        }
+
+        /**
+         * Names the table's sort key attribute, a string; lock items use the value {@code LOCK}.
+         *
+         * @param sortKey the sort key attribute name
+         * @return this builder
+         * @throws IllegalArgumentException if the name is empty or equals the partition key
+         */
+        public Builder sortKey(String sortKey) {
+            checkAttributeName("sortKey", sortKey);
+            if (sortKey.equals(partitionKey)) {
+                throw new IllegalArgumentException(
+                        "sortKey of table " + tableName + " must differ from its partitionKey '" + partitionKey + "'");
+            }
+            this.sortKey = sortKey;
+            return this;
+        }
+
+        /**
+         * Sets what the lock items carry beyond the lock.
+         *
+         * @param options the options
+         * @return this builder
+         */
+        public Builder options(LockTableOptions options) {
+            this.options = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /**
+         * Adds a listener; several may be added and each hears every event.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
+        public Builder listener(LockTableListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * How many threads renew the leases of the table (default 2). Renewals are one short request each; raise
+         * it only for tables holding thousands of leases on a slow network.
+         *
+         * @param threads 1 to 16
+         * @return this builder
+         */
+        public Builder schedulerThreads(int threads) {
+            if (threads < 1 || threads > 16) {
+                throw new IllegalArgumentException("schedulerThreads must be from 1 to 16, was " + threads);
+            }
+            this.schedulerThreads = threads;
+            return this;
+        }
+
+        /**
+         * Replaces the monotonic clock and scheduler, for tests that drive time. The table does not close it.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
+        public Builder clock(LockClock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * Builds the lock table. It sends no request: call {@link LockTable#verify()} to check the table.
+         *
+         * @return the lock table
+         * @throws IllegalArgumentException if the time-to-live attribute of the options is a key attribute
+         */
+        public LockTable build() {
+            Optional<String> ttl = options.timeToLiveAttribute();
+            if (ttl.isPresent() && (ttl.get().equals(partitionKey) || ttl.get().equals(sortKey))) {
+                throw new IllegalArgumentException("timeToLive attribute '" + ttl.get() + "' of table " + tableName
+                        + " is one of its key attributes");
+            }
+            if (LockTableOptions.RESERVED_ATTRIBUTES.contains(partitionKey)
+                    || LockTableOptions.RESERVED_ATTRIBUTES.contains(sortKey)) {
+                throw new IllegalArgumentException("a key attribute of table " + tableName
+                        + " is named like a lock attribute " + LockTableOptions.RESERVED_ATTRIBUTES);
+            }
+            return new LockTable(this);
+        }
+
+        private static String checkTableName(String tableName) {
+            if (tableName == null
+                    || tableName.length() < 3
+                    || tableName.length() > MAX_NAME_LENGTH
+                    || !tableName.matches("[a-zA-Z0-9_.-]+")) {
+                throw new IllegalArgumentException("tableName must be 3 to 255 characters of a-z, A-Z, 0-9, '_', '-'"
+                        + " and '.', was '" + tableName + "'");
+            }
+            return tableName;
+        }
+
+        private static String checkAttributeName(String what, String name) {
+            if (name == null || name.isEmpty() || name.length() > MAX_NAME_LENGTH) {
+                throw new IllegalArgumentException(what + " must be 1 to 255 characters, was '" + name + "'");
+            }
+            return name;
+        }
+    }
+}

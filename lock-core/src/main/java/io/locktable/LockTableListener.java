@@ -1,0 +1,114 @@
+package io.locktable;
+
+import java.time.Duration;
+
+/**
+ * Hears what a {@link LockTable} does, for meters, health and logs. Every method has an empty default, so a
+ * listener overrides only what it needs.
+ *
+ * <p>Methods are called on the thread that did the work: the caller's thread for acquires and releases, the
+ * table's scheduler threads for renewals and expiries. They must return quickly and must not block; an exception
+ * they throw is logged and otherwise ignored.
+ *
+ * <pre>{@code
+ * LockTable locks = LockTable.builder(client, "Shop", "pk")
+ *         .listener(new LockTableListener() {
+ *             public void onLost(Lease lease, LeaseEnd reason) {
+ *                 log.warn("lost {} ({})", lease.name(), reason);
+ *             }
+ *         })
+ *         .build();
+ * }</pre>
+ */
+public interface LockTableListener {
+
+    /**
+     * A lease was acquired.
+     *
+     * @param lease the new lease
+     * @param tookOver true when it was taken over from a holder that stopped renewing
+     */
+    default void onAcquired(Lease lease, boolean tookOver) {}
+
+    /**
+     * An acquire attempt found the lock held by another holder.
+     *
+     * @param name the lock
+     * @param holder the item as this attempt saw it
+     */
+    default void onBusy(String name, LockRecord holder) {}
+
+    /**
+     * A call of {@code tryAcquire} or {@code acquire} finished.
+     *
+     * @param name the lock
+     * @param outcome how it ended
+     * @param elapsed how long the call took, on the monotonic clock
+     */
+    default void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {}
+
+    /**
+     * A lease was renewed.
+     *
+     * @param lease the lease
+     */
+    default void onRenewed(Lease lease) {}
+
+    /**
+     * A renewal failed with an error that may pass; it is retried until the lease's end.
+     *
+     * @param lease the lease
+     * @param error the error
+     */
+    default void onRenewalFailed(Lease lease, Exception error) {}
+
+    /**
+     * A lease ended without its holder releasing it.
+     *
+     * @param lease the lease
+     * @param reason {@link LeaseEnd#LOST} or {@link LeaseEnd#EXPIRED}
+     */
+    default void onLost(Lease lease, LeaseEnd reason) {}
+
+    /**
+     * A lease was released by its holder or by {@link LockTable#close()}.
+     *
+     * @param lease the lease
+     */
+    default void onReleased(Lease lease) {}
+
+    /**
+     * A lock's fencing token went back: its item was deleted, or a table that writes in several regions granted
+     * it twice. A system that checks tokens will refuse the new holder's writes.
+     *
+     * @param name the lock
+     * @param highestSeen the highest token this table had seen for the lock
+     * @param fencingToken the lower token seen now
+     */
+    default void onFenceRegressed(String name, long highestSeen, long fencingToken) {}
+
+    /**
+     * A request to the table succeeded.
+     *
+     * @param name the lock it was for
+     */
+    default void onRequestSucceeded(String name) {}
+
+    /**
+     * A request to the table failed (after the client's retries), for any reason but a lost condition.
+     *
+     * @param name the lock it was for
+     * @param error the error
+     */
+    default void onRequestFailed(String name, Exception error) {}
+
+    /**
+     * An acquire of a leadership loop failed with a transient error; the loop contends again after a third of
+     * the lease.
+     *
+     * @param name the lock led on
+     * @param error the error
+     * @param failuresInRow how many acquires have failed in a row, this one included
+     */
+    default void onLeadershipError(String name, Exception error, int failuresInRow) {}
+}

@@ -1,0 +1,156 @@
+package io.locktable;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What the items of the locks carry beyond the lock itself: a readable holder name and a time to live.
+ *
+ * <pre>{@code
+ * LockTableOptions options = LockTableOptions.builder()
+ *         .holder("orders@" + hostName + "/" + ProcessHandle.current().pid())
+ *         .timeToLive("expiresAt", Duration.ofDays(7))
+ *         .build();
+ * }</pre>
+ *
+ * <p><b>Time to live is a trade-off.</b> It suits tables with many short-lived lock names: DynamoDB deletes an
+ * expired item within a few days. But a deleted item starts its fencing token at 1 again, so a system that checks
+ * tokens refuses the next holder until it forgets the old ones. A {@link LockTable} reports such a regression it
+ * sees to its listener and logs it as an error. Leave time to live off for locks that fence writes.
+ */
+public final class LockTableOptions {
+
+    static final Set<String> RESERVED_ATTRIBUTES = Set.of("_type", "owner", "rvn", "fence", "leaseMs", "holder");
+    private static final int MAX_HOLDER_LENGTH = 256;
+    private static final LockTableOptions DEFAULTS = new Builder().build();
+
+    private final String holder;
+    private final String timeToLiveAttribute;
+    private final Duration timeToLiveRetention;
+
+    private LockTableOptions(Builder builder) {
+        this.holder = builder.holder;
+        this.timeToLiveAttribute = builder.timeToLiveAttribute;
+        this.timeToLiveRetention = builder.timeToLiveRetention;
+    }
+
+    /**
+     * Starts options with nothing set.
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Options that add nothing to the items: no holder, no time to live.
+     *
+     * @return the default options
+     */
+    public static LockTableOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /**
+     * The readable holder name written to the {@code holder} attribute.
+     *
+     * @return the holder name, or empty when none is written
+     */
+    public Optional<String> holder() {
+        return Optional.ofNullable(holder);
+    }
+
+    /**
+     * The attribute that holds the item's time to live, in epoch seconds.
+     *
+     * @return the attribute name, or empty when the items have no time to live
+     */
+    public Optional<String> timeToLiveAttribute() {
+        return Optional.ofNullable(timeToLiveAttribute);
+    }
+
+    /**
+     * How long an item outlives the end of its last lease before DynamoDB may delete it.
+     *
+     * @return the retention, {@link Duration#ZERO} without a time to live
+     */
+    public Duration timeToLiveRetention() {
+        return timeToLiveRetention;
+    }
+
+    @Override
+    public String toString() {
+        return "LockTableOptions[holder=" + holder + ", timeToLiveAttribute=" + timeToLiveAttribute
+                + ", timeToLiveRetention=" + timeToLiveRetention + "]";
+    }
+
+    /** Builds {@link LockTableOptions}. Not thread-safe. */
+    public static final class Builder {
+        private String holder;
+        private String timeToLiveAttribute;
+        private Duration timeToLiveRetention = Duration.ZERO;
+
+        private Builder() {}
+
+        /**
+         * Writes a readable holder name, such as {@code host/pid}, to each lock this table acquires, so an operator
+         * sees who holds it.
+         *
+         * @param holder the holder name, 1 to 256 characters
+         * @return this builder
+         * @throws IllegalArgumentException if the name is empty, blank or too long
+         * @throws NullPointerException if the name is null
+         */
+        public Builder holder(String holder) {
+            Objects.requireNonNull(holder, "holder");
+            if (holder.isBlank() || holder.length() > MAX_HOLDER_LENGTH) {
+                throw new IllegalArgumentException(
+                        "holder must be 1 to " + MAX_HOLDER_LENGTH + " characters and not blank, was '" + holder + "'");
+            }
+            this.holder = holder;
+            return this;
+        }
+
+        /**
+         * Gives each lock item a time to live: at each acquire and renewal the attribute is set to the end of the
+         * lease plus {@code retention}, in epoch seconds. Enable time to live on that attribute in DynamoDB. See
+         * the class documentation for what it costs fencing.
+         *
+         * @param attribute the time-to-live attribute of the table
+         * @param retention how long an item outlives its last lease, zero or more
+         * @return this builder
+         * @throws IllegalArgumentException if the attribute is empty or one of the lock's own attributes, or the
+         *     retention is negative
+         * @throws NullPointerException if an argument is null
+         */
+        public Builder timeToLive(String attribute, Duration retention) {
+            Objects.requireNonNull(attribute, "attribute");
+            Objects.requireNonNull(retention, "retention");
+            if (attribute.isBlank()) {
+                throw new IllegalArgumentException("timeToLive attribute must not be empty");
+            }
+            if (RESERVED_ATTRIBUTES.contains(attribute)) {
+                throw new IllegalArgumentException("timeToLive attribute '" + attribute
+                        + "' is one of the lock item's own attributes " + RESERVED_ATTRIBUTES);
+            }
+            if (retention.isNegative()) {
+                throw new IllegalArgumentException("timeToLive retention must not be negative, was " + retention);
+            }
+            this.timeToLiveAttribute = attribute;
+            this.timeToLiveRetention = retention;
+            return this;
+        }
+
+        /**
+         * Builds the options.
+         *
+         * @return the options
+         */
+        public LockTableOptions build() {
+            return new LockTableOptions(this);
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package io.locktable;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * A lock item as read from the table, checked to be a lock item.
+ *
+ * @param owner the owner, or null when the lock is free
+ * @param holder the readable holder, or null
+ * @param rvn the record version, or null on a free item that never had one
+ * @param fence the fencing token, 0 when never acquired
+ * @param leaseMs the lease of the last holder in milliseconds, 0 when unknown
+ */
+record StoredLock(String name, String owner, String holder, String rvn, long fence, long leaseMs) {
+
+    boolean isHeld() {
+        return owner != null;
+    }
+
+    LockRecord toRecord() {
+        return new LockRecord(
+                name,
+                Optional.ofNullable(owner),
+                Optional.ofNullable(holder),
+                fence,
+                rvn == null ? "" : rvn,
+                Duration.ofMillis(leaseMs));
+    }
+
+    /**
+     * Reads a lock item, refusing anything else.
+     *
+     * @return the lock, or null when there is no item
+     * @throws LockItemConflictException when the item is not a lock item
+     */
+    static StoredLock parse(String name, String tableName, Map<String, AttributeValue> item) {
+        if (item == null || item.isEmpty()) {
+            return null;
+        }
+        AttributeValue type = item.get(LockItems.TYPE);
+        if (type == null || !LockItems.LOCK_TYPE.equals(type.s())) {
+            throw new LockItemConflictException(
+                    name, tableName, type == null ? "it has no _type attribute" : "its _type is not LOCK");
+        }
+        String owner = string(item, LockItems.OWNER, name, tableName);
+        String rvn = string(item, LockItems.RVN, name, tableName);
+        Long fence = number(item, LockItems.FENCE, name, tableName);
+        Long leaseMs = number(item, LockItems.LEASE_MS, name, tableName);
+        if (owner != null && (rvn == null || fence == null || leaseMs == null)) {
+            throw new LockItemConflictException(
+                    name, tableName, "it has an owner but lacks one of rvn, fence and leaseMs");
+        }
+        String holder =
+                item.containsKey(LockItems.HOLDER) ? item.get(LockItems.HOLDER).s() : null;
+        return new StoredLock(name, owner, holder, rvn, fence == null ? 0 : fence, leaseMs == null ? 0 : leaseMs);
+    }
+
+    private static String string(Map<String, AttributeValue> item, String attribute, String name, String table) {
+        AttributeValue value = item.get(attribute);
+        if (value == null) {
+            return null;
+        }
+        if (value.s() == null) {
+            throw new LockItemConflictException(name, table, "its " + attribute + " is not a string");
+        }
+        return value.s();
+    }
+
+    private static Long number(Map<String, AttributeValue> item, String attribute, String name, String table) {
+        AttributeValue value = item.get(attribute);
+        if (value == null) {
+            return null;
+        }
+        try {
+            if (value.n() != null) {
+                return Long.parseLong(value.n());
+            }
+        } catch (NumberFormatException e) {
+            // falls through to the conflict below
+        }
+        throw new LockItemConflictException(name, table, "its " + attribute + " is not a whole number");
+    }
+}
