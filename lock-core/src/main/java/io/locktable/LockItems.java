@@ -27,6 +27,7 @@ final class LockItems {
     static final String KEY_PREFIX = "LOCK#";
     static final String SORT_KEY_VALUE = "LOCK";
 
+    private static final Duration MAX_ACQUIRE_EXTRA = Duration.ofSeconds(30);
     private static final AttributeValue LOCK_TYPE_VALUE = AttributeValue.fromS(LOCK_TYPE);
     private static final AttributeValue ONE = AttributeValue.fromN("1");
     private static final AttributeValue NUMBER_TYPE = AttributeValue.fromS("N");
@@ -121,8 +122,17 @@ final class LockItems {
                 .expressionAttributeValues(expression.values())
                 .returnValues(ReturnValue.ALL_NEW)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                .overrideConfiguration(o -> o.apiCallTimeout(lease))
+                .overrideConfiguration(o -> o.apiCallTimeout(acquireTimeout(lease)))
                 .build();
+    }
+
+    /**
+     * An acquire may wait for its answer a little past a whole lease, so that a late answer still tells the caller
+     * (with a lease that has ended) instead of leaving the outcome unknown.
+     */
+    static Duration acquireTimeout(Duration lease) {
+        Duration extra = lease.compareTo(MAX_ACQUIRE_EXTRA) < 0 ? lease : MAX_ACQUIRE_EXTRA;
+        return lease.plus(extra);
     }
 
     /**

@@ -596,7 +596,7 @@ public final class LockTable implements AutoCloseable {
                         + " is one of its key attributes");
             }
             if (LockTableOptions.RESERVED_ATTRIBUTES.contains(partitionKey)
-                    || LockTableOptions.RESERVED_ATTRIBUTES.contains(sortKey)) {
+                    || (sortKey != null && LockTableOptions.RESERVED_ATTRIBUTES.contains(sortKey))) {
                 throw new IllegalArgumentException("a key attribute of table " + tableName
                         + " is named like a lock attribute " + LockTableOptions.RESERVED_ATTRIBUTES);
             }

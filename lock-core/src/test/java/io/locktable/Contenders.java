@@ -1,0 +1,94 @@
+package io.locktable;
+
+import io.locktable.test.DynamoDbEngine;
+import io.locktable.test.TestTable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Consumer;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * Lock tables for one test, each with a client of its own (as separate processes have), a recorder of its requests
+ * and a fault injector. Closes them all at the end.
+ */
+final class Contenders implements AutoCloseable {
+
+    /** One contender: a lock table over its own client. */
+    record Contender(LockTable locks, DynamoDbClient client, RequestRecorder requests, FaultInjector faults) {}
+
+    private final DynamoDbEngine engine;
+    private final TestTable table;
+    private final List<AutoCloseable> opened = new ArrayList<>();
+
+    Contenders(DynamoDbEngine engine, TestTable table) {
+        this.engine = engine;
+        this.table = table;
+    }
+
+    Contender add() {
+        return add(builder -> {});
+    }
+
+    Contender add(Consumer<LockTable.Builder> customizer) {
+        return add(customizer, o -> {});
+    }
+
+    /** A contender whose client has extra settings, such as no retries. */
+    Contender add(Consumer<LockTable.Builder> customizer, Consumer<ClientOverrideConfiguration.Builder> overrides) {
+        RequestRecorder requests = new RequestRecorder();
+        FaultInjector faults = new FaultInjector();
+        DynamoDbClient client = engine.newClient(o -> {
+            o.addExecutionInterceptor(faults).addExecutionInterceptor(requests);
+            overrides.accept(o);
+        });
+        LockTable.Builder builder = LockTable.builder(client, table.name(), table.partitionKey());
+        table.sortKey().ifPresent(builder::sortKey);
+        customizer.accept(builder);
+        LockTable locks = builder.build();
+        opened.add(client);
+        opened.add(locks);
+        return new Contender(locks, client, requests, faults);
+    }
+
+    static String lockName() {
+        return "lock-" + UUID.randomUUID();
+    }
+
+    Map<String, AttributeValue> key(String name) {
+        Map<String, AttributeValue> key = new java.util.HashMap<>();
+        key.put(table.partitionKey(), AttributeValue.fromS("LOCK#" + name));
+        table.sortKey().ifPresent(sk -> key.put(sk, AttributeValue.fromS("LOCK")));
+        return key;
+    }
+
+    Map<String, AttributeValue> item(String name) {
+        return engine.client()
+                .getItem(r -> r.tableName(table.name()).key(key(name)).consistentRead(true))
+                .item();
+    }
+
+    /** Sets the owner of a lock item behind its holder's back, as a foreign writer would. */
+    void engineClientUpdateOwner(String name, String owner) {
+        engine.client()
+                .updateItem(r -> r.tableName(table.name())
+                        .key(key(name))
+                        .updateExpression("SET #owner = :owner")
+                        .expressionAttributeNames(Map.of("#owner", "owner"))
+                        .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(owner))));
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            try {
+                opened.get(i).close();
+            } catch (Exception e) {
+                // a client closed by the test itself
+            }
+        }
+    }
+}

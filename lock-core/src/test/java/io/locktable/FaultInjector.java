@@ -1,0 +1,117 @@
+package io.locktable;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
+
+/**
+ * Faults for one client: fail a request before it reaches the engine, delay it, or let the engine apply it and
+ * then lose or delay its reply (an ambiguous write).
+ */
+final class FaultInjector implements ExecutionInterceptor {
+
+    enum When {
+        BEFORE_SEND,
+        AFTER_APPLIED
+    }
+
+    private record Rule(
+            String operation,
+            When when,
+            Predicate<SdkRequest> matches,
+            Duration delay,
+            boolean fail,
+            AtomicInteger times) {}
+
+    private final List<Rule> rules = new CopyOnWriteArrayList<>();
+    private final AtomicInteger injected = new AtomicInteger();
+
+    /** Fails the next {@code times} attempts of an operation before they reach the engine. */
+    FaultInjector failBeforeSend(String operation, int times) {
+        rules.add(new Rule(operation, When.BEFORE_SEND, r -> true, Duration.ZERO, true, new AtomicInteger(times)));
+        return this;
+    }
+
+    /** Lets the engine apply the next {@code times} attempts of an operation, then loses their replies. */
+    FaultInjector loseReply(String operation, int times) {
+        rules.add(new Rule(operation, When.AFTER_APPLIED, r -> true, Duration.ZERO, true, new AtomicInteger(times)));
+        return this;
+    }
+
+    /** Holds back the reply of the next {@code times} attempts of an operation, after the engine applied them. */
+    FaultInjector delayReply(String operation, Duration delay, int times) {
+        rules.add(new Rule(operation, When.AFTER_APPLIED, r -> true, delay, false, new AtomicInteger(times)));
+        return this;
+    }
+
+    /** Delays the next {@code times} attempts of an operation before they are sent. */
+    FaultInjector delayRequest(String operation, Duration delay, int times) {
+        rules.add(new Rule(operation, When.BEFORE_SEND, r -> true, delay, false, new AtomicInteger(times)));
+        return this;
+    }
+
+    /** Fails every attempt of an operation before it is sent, until {@link #clear()}. */
+    FaultInjector blackhole(String operation) {
+        return failBeforeSend(operation, Integer.MAX_VALUE);
+    }
+
+    void clear() {
+        rules.clear();
+    }
+
+    int injected() {
+        return injected.get();
+    }
+
+    @Override
+    public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+        apply(When.BEFORE_SEND, context.request(), attributes);
+    }
+
+    @Override
+    public void afterTransmission(Context.AfterTransmission context, ExecutionAttributes attributes) {
+        apply(When.AFTER_APPLIED, context.request(), attributes);
+    }
+
+    private void apply(When when, SdkRequest request, ExecutionAttributes attributes) {
+        String operation = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
+        for (Rule rule : rules) {
+            if (rule.when() != when
+                    || !rule.operation().equals(operation)
+                    || !rule.matches().test(request)) {
+                continue;
+            }
+            if (rule.times().getAndDecrement() <= 0) {
+                continue;
+            }
+            injected.incrementAndGet();
+            if (!rule.delay().isZero()) {
+                sleep(rule.delay());
+            }
+            if (rule.fail()) {
+                throw SdkClientException.builder()
+                        .message("injected fault: " + operation + " " + when)
+                        .cause(new IOException("injected connection reset"))
+                        .build();
+            }
+            return;
+        }
+    }
+
+    private static void sleep(Duration delay) {
+        try {
+            Thread.sleep(delay.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package io.locktable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.locktable.test.DynamoDbEngine;
+import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.TestTable;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+@DynamoDbEngineTest
+class RenewalTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(2);
+
+    private final Contenders contenders;
+
+    RenewalTest(DynamoDbEngine engine, TestTable table) {
+        this.contenders = new Contenders(engine, table);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        contenders.close();
+    }
+
+    @Test
+    void aLeaseRenewsItselfEveryThirdOfItsDurationWithANewRecordVersionAndTheSameFence() throws Exception {
+        List<String> renewals = new CopyOnWriteArrayList<>();
+        Contenders.Contender a = contenders.add(builder -> builder.listener(new LockTableListener() {
+            @Override
+            public void onRenewed(Lease lease) {
+                renewals.add(lease.name());
+            }
+        }));
+        String name = Contenders.lockName();
+        Lease lease = a.locks().tryAcquire(name, LEASE).orElseThrow();
+        String firstRvn = contenders.item(name).get("rvn").s();
+
+        Thread.sleep(LEASE.multipliedBy(2).toMillis());
+
+        assertThat(lease.isHeld()).isTrue();
+        // six renewals are due in two leases; the scheduler may be a little late
+        assertThat(renewals).hasSizeBetween(4, 7);
+        assertThat(contenders.item(name).get("rvn").s()).isNotEqualTo(firstRvn);
+        assertThat(contenders.item(name).get("fence").n()).isEqualTo("1");
+        assertThat(a.requests().operations()).containsOnly("UpdateItem");
+    }
+
+    @Test
+    void aRenewalAppliedWhoseReplyIsLostIsRecognisedAsItsOwnSuccess() throws Exception {
+        Contenders.Contender a = contenders.add();
+        String name = Contenders.lockName();
+        Lease lease = a.locks().tryAcquire(name, LEASE).orElseThrow();
+        a.faults().loseReply("UpdateItem", 2);
+
+        Thread.sleep(LEASE.multipliedBy(2).toMillis());
+
+        assertThat(a.faults().injected()).isEqualTo(2);
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(lease.whenEnded()).isNotDone();
+        assertThat(contenders.item(name).get("fence").n()).isEqualTo("1");
+        assertThat(contenders.item(name).get("owner").s()).isEqualTo(a.locks().owner());
+    }
+
+    @Test
+    void renewalsThatFailForLessThanALeaseDoNotLoseIt() throws Exception {
+        Contenders.Contender a = contenders.add();
+        Lease lease = a.locks()
+                .tryAcquire(Contenders.lockName(), Duration.ofSeconds(3))
+                .orElseThrow();
+        Thread.sleep(900);
+        a.faults().failBeforeSend("UpdateItem", 3);
+
+        Thread.sleep(3_000);
+
+        assertThat(a.faults().injected()).isEqualTo(3);
+        assertThat(lease.isHeld()).isTrue();
+    }
+
+    @Test
+    void aLeaseWhoseRenewalsAllFailExpiresAtItsEndAndWhenEndedSaysSo() throws Exception {
+        Contenders.Contender a = contenders.add();
+        Lease lease = a.locks().tryAcquire(Contenders.lockName(), LEASE).orElseThrow();
+        a.faults().blackhole("UpdateItem");
+        long start = System.nanoTime();
+
+        LeaseEnd end = lease.whenEnded().get(5, TimeUnit.SECONDS);
+
+        assertThat(end).isEqualTo(LeaseEnd.EXPIRED);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThanOrEqualTo(LEASE);
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lease.remaining()).isZero();
+        assertThat(a.locks().heldLeases()).isEmpty();
+    }
+
+    @Test
+    void aLeaseWhoseItemWasTakenEndsAsLost() throws Exception {
+        Contenders.Contender a = contenders.add();
+        String name = Contenders.lockName();
+        Lease lease = a.locks().tryAcquire(name, LEASE).orElseThrow();
+        // another writer changes the owner under the holder
+        contenders.engineClientUpdateOwner(name, "someone-else");
+
+        LeaseEnd end = lease.whenEnded().get(5, TimeUnit.SECONDS);
+
+        assertThat(end).isEqualTo(LeaseEnd.LOST);
+        assertThat(contenders.item(name).get("owner").s()).isEqualTo("someone-else");
+    }
+
+    @Test
+    void anAcquireAnsweredAfterAWholeLeaseReturnsALeaseThatHasEnded() throws Exception {
+        Contenders.Contender a = contenders.add();
+        String name = Contenders.lockName();
+        a.faults().delayReply("UpdateItem", LEASE.plusMillis(300), 1);
+
+        Lease lease = a.locks().tryAcquire(name, LEASE).orElseThrow();
+
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lease.whenEnded().get(2, TimeUnit.SECONDS)).isEqualTo(LeaseEnd.EXPIRED);
+        await().atMost(Duration.ofSeconds(3)).until(() -> !contenders.item(name).containsKey("owner"));
+    }
+}

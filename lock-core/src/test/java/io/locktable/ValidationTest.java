@@ -1,0 +1,245 @@
+package io.locktable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.locktable.test.DynamoDbEngine;
+import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.TestTable;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import software.amazon.awssdk.enhanced.dynamodb.DynamoDbEnhancedClient;
+import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
+import software.amazon.awssdk.enhanced.dynamodb.TableSchema;
+import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbBean;
+import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbPartitionKey;
+import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbSortKey;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
+
+@DynamoDbEngineTest
+class ValidationTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(5);
+
+    private final DynamoDbEngine engine;
+    private final TestTable table;
+    private final Contenders contenders;
+
+    ValidationTest(DynamoDbEngine engine, TestTable table) {
+        this.engine = engine;
+        this.table = table;
+        this.contenders = new Contenders(engine, table);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        contenders.close();
+    }
+
+    @Test
+    void nullOrEmptyNamesAreRefused() {
+        LockTable locks = contenders.add().locks();
+        assertThatThrownBy(() -> locks.tryAcquire(null, LEASE))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("name");
+        assertThatThrownBy(() -> locks.tryAcquire("", LEASE)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> locks.acquire("", LEASE)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> locks.acquire(null, LEASE, LEASE)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> locks.runAsLeader("", LEASE, lease -> {}))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> locks.read("")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> locks.tryAcquire("x".repeat(2100), LEASE))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("too long");
+    }
+
+    @Test
+    void leasesOutsideOneSecondToOneDayAreRefused() {
+        LockTable locks = contenders.add().locks();
+        assertThatThrownBy(() -> locks.tryAcquire("a", Duration.ofMillis(999)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("leaseDuration")
+                .hasMessageContaining("'a'");
+        assertThatThrownBy(() -> locks.acquire("a", Duration.ofDays(1).plusMillis(1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> locks.runAsLeader("a", Duration.ZERO, lease -> {}))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> locks.tryAcquire("a", null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> locks.runAsLeader("a", LEASE, null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> locks.acquire("a", LEASE, Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(LockTable.MIN_LEASE_DURATION).isEqualTo(Duration.ofSeconds(1));
+        assertThat(LockTable.MAX_LEASE_DURATION).isEqualTo(Duration.ofDays(1));
+        assertThat(locks.tryAcquire("edge-min-" + Contenders.lockName(), LockTable.MIN_LEASE_DURATION))
+                .isPresent();
+        assertThat(locks.tryAcquire("edge-max-" + Contenders.lockName(), LockTable.MAX_LEASE_DURATION))
+                .isPresent();
+    }
+
+    @Test
+    void badBuilderArgumentsAreRefusedWithTheirName() {
+        assertThatThrownBy(() -> LockTable.builder(null, "Shop", "pk")).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> LockTable.builder(engine.client(), "", "pk"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tableName");
+        assertThatThrownBy(() -> LockTable.builder(engine.client(), "Shop", ""))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("partitionKey");
+        assertThatThrownBy(
+                        () -> LockTable.builder(engine.client(), "Shop", "pk").sortKey("pk"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sortKey");
+        assertThatThrownBy(() -> LockTable.builder(engine.client(), "Shop", "pk")
+                        .options(LockTableOptions.builder()
+                                .timeToLive("pk", Duration.ZERO)
+                                .build())
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("timeToLive");
+        assertThatThrownBy(() -> LockTableOptions.builder().timeToLive("fence", Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LockTableOptions.builder().holder(" ")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aMissingTableGivesResourceNotFound() {
+        LockTable locks =
+                LockTable.builder(engine.client(), "no-such-table", "pk").build();
+        try (locks) {
+            assertThatThrownBy(() -> locks.tryAcquire("a", LEASE)).isInstanceOf(ResourceNotFoundException.class);
+            assertThatThrownBy(() -> locks.acquire("a", LEASE)).isInstanceOf(ResourceNotFoundException.class);
+            assertThatThrownBy(locks::verify).isInstanceOf(ResourceNotFoundException.class);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"no-type", "other-type", "owner-without-rvn", "fence-not-a-number", "rvn-not-a-string"})
+    void aForeignItemIsRefusedAndLeftUnchanged(String kind) throws Exception {
+        String name = Contenders.lockName();
+        Map<String, AttributeValue> item = new HashMap<>(contenders.key(name));
+        switch (kind) {
+            case "no-type" -> item.put("status", AttributeValue.fromS("ACTIVE"));
+            case "other-type" -> {
+                item.put("_type", AttributeValue.fromS("ORDER"));
+                item.put("owner", AttributeValue.fromS("a customer"));
+            }
+            case "owner-without-rvn" -> {
+                item.put("_type", AttributeValue.fromS("LOCK"));
+                item.put("owner", AttributeValue.fromS("someone"));
+            }
+            case "fence-not-a-number" -> {
+                item.put("_type", AttributeValue.fromS("LOCK"));
+                item.put("fence", AttributeValue.fromS("seven"));
+            }
+            default -> {
+                item.put("_type", AttributeValue.fromS("LOCK"));
+                item.put("owner", AttributeValue.fromS("someone"));
+                item.put("rvn", AttributeValue.fromN("3"));
+                item.put("fence", AttributeValue.fromN("3"));
+                item.put("leaseMs", AttributeValue.fromN("3000"));
+            }
+        }
+        engine.client().putItem(r -> r.tableName(table.name()).item(item));
+        Contenders.Contender a = contenders.add();
+
+        assertThatThrownBy(() -> a.locks().tryAcquire(name, LEASE))
+                .isInstanceOf(LockItemConflictException.class)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(name)
+                .hasMessageContaining(table.name());
+        assertThatThrownBy(() -> a.locks().acquire(name, LEASE, LEASE)).isInstanceOf(LockItemConflictException.class);
+        assertThatThrownBy(() -> a.locks().read(name)).isInstanceOf(LockItemConflictException.class);
+
+        assertThat(contenders.item(name)).isEqualTo(item);
+    }
+
+    @Test
+    void closeReleasesEveryLeaseAndRefusesNewAcquires() throws Exception {
+        Contenders.Contender a = contenders.add();
+        Contenders.Contender b = contenders.add();
+        String one = Contenders.lockName();
+        String two = Contenders.lockName();
+        Lease first = a.locks().tryAcquire(one, LEASE).orElseThrow();
+        Lease second = a.locks().tryAcquire(two, LEASE).orElseThrow();
+
+        a.locks().close();
+        a.locks().close();
+
+        assertThat(first.whenEnded().get(1, TimeUnit.SECONDS)).isEqualTo(LeaseEnd.CLOSED);
+        assertThat(second.whenEnded().get(1, TimeUnit.SECONDS)).isEqualTo(LeaseEnd.CLOSED);
+        assertThat(contenders.item(one)).doesNotContainKey("owner");
+        assertThat(contenders.item(two)).doesNotContainKey("owner");
+        assertThat(b.locks().tryAcquire(one, LEASE)).isPresent();
+        assertThatThrownBy(() -> a.locks().tryAcquire(one, LEASE))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+    }
+
+    @Test
+    void verifyAcceptsTheTableAndRefusesWrongKeys() {
+        contenders.add().locks().verify();
+        LockTable wrongKey =
+                LockTable.builder(engine.client(), table.name(), "id").build();
+        assertThatThrownBy(wrongKey::verify)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(table.name())
+                .hasMessageContaining("partition key");
+        LockTable missingSortKey = LockTable.builder(engine.client(), table.name(), table.partitionKey())
+                .build();
+        assertThatThrownBy(missingSortKey::verify).hasMessageContaining("sort key");
+        wrongKey.close();
+        missingSortKey.close();
+    }
+
+    /** An entity of a single-table design, for the enhanced client. */
+    @DynamoDbBean
+    public static class Order {
+        private String pk;
+        private String sk;
+
+        @DynamoDbPartitionKey
+        public String getPk() {
+            return pk;
+        }
+
+        public void setPk(String pk) {
+            this.pk = pk;
+        }
+
+        @DynamoDbSortKey
+        public String getSk() {
+            return sk;
+        }
+
+        public void setSk(String sk) {
+            this.sk = sk;
+        }
+    }
+
+    @Test
+    void forTableTakesTheNameAndKeysOfAnEnhancedClientTable() {
+        DynamoDbEnhancedClient enhanced =
+                DynamoDbEnhancedClient.builder().dynamoDbClient(engine.client()).build();
+        DynamoDbTable<Order> orders = enhanced.table(table.name(), TableSchema.fromBean(Order.class));
+
+        try (LockTable locks = LockTable.forTable(engine.client(), orders)) {
+            assertThat(locks.tableName()).isEqualTo(table.name());
+            assertThat(locks.partitionKey()).isEqualTo("pk");
+            assertThat(locks.sortKey()).contains("sk");
+            String name = Contenders.lockName();
+            assertThat(locks.tryAcquire(name, LEASE)).isPresent();
+            assertThat(contenders.item(name).get("sk").s()).isEqualTo("LOCK");
+        }
+        try (LockTable withOptions = LockTable.forTable(
+                engine.client(), orders, LockTableOptions.builder().holder("h").build())) {
+            assertThat(withOptions.options().holder()).contains("h");
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package io.locktable.test;
+
+import java.net.URI;
+import java.util.Set;
+import java.util.function.Consumer;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
+
+/** A DynamoDB-compatible engine reached over HTTP: dynalite, a container, or an endpoint such as real AWS. */
+public interface DynamoDbEngine {
+
+    /**
+     * The engine's name, as selected with {@code locktable.test.engine}.
+     *
+     * @return {@code dynalite}, {@code container} or {@code endpoint}
+     */
+    String name();
+
+    /**
+     * Where the engine answers.
+     *
+     * @return the endpoint URL
+     */
+    URI endpoint();
+
+    /**
+     * What the engine can do beyond the basics.
+     *
+     * @return its capabilities
+     */
+    Set<EngineCapability> capabilities();
+
+    /**
+     * Tells whether the engine has a capability.
+     *
+     * @param capability the capability
+     * @return true if it has it
+     */
+    default boolean supports(EngineCapability capability) {
+        return capabilities().contains(capability);
+    }
+
+    /**
+     * A client shared by all tests of this JVM; do not close it.
+     *
+     * @return the shared client
+     */
+    DynamoDbClient client();
+
+    /**
+     * A client builder set up for the engine: endpoint, region, credentials and HTTP client.
+     *
+     * @return a new builder
+     */
+    DynamoDbClientBuilder clientBuilder();
+
+    /**
+     * A new client of its own, for example with an {@code ExecutionInterceptor}; the caller closes it.
+     *
+     * @param overrides changes to the client's override configuration
+     * @return a new client
+     */
+    default DynamoDbClient newClient(Consumer<ClientOverrideConfiguration.Builder> overrides) {
+        return clientBuilder().overrideConfiguration(overrides).build();
+    }
+
+    /**
+     * Creates a table with string keys, billed per request, with a unique name, and waits until it is active.
+     *
+     * @param prefix the start of the table name
+     * @param partitionKey the partition key attribute
+     * @param sortKey the sort key attribute, or null for none
+     * @return the table
+     */
+    TestTable createTable(String prefix, String partitionKey, String sortKey);
+
+    /**
+     * Deletes a table; a table that does not exist is ignored.
+     *
+     * @param name the table name
+     */
+    void deleteTable(String name);
+}
