@@ -1,0 +1,205 @@
+package io.locktable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.locktable.test.DynamoDbEngine;
+import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.EngineAssumptions;
+import io.locktable.test.EngineCapability;
+import io.locktable.test.TestTable;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
+import software.amazon.awssdk.services.dynamodb.model.Put;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+
+/**
+ * The fenced-write path. Tests that need transactions run on engines that have them and are skipped, with the
+ * reason, elsewhere; the cancellation handling is also checked with the SDK's own model objects, answered by an
+ * interceptor in place of the engine.
+ */
+@DynamoDbEngineTest
+class TransactionPathTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(2);
+
+    private final DynamoDbEngine engine;
+    private final TestTable table;
+    private final Contenders contenders;
+
+    TransactionPathTest(DynamoDbEngine engine, TestTable table) {
+        this.engine = engine;
+        this.table = table;
+        this.contenders = new Contenders(engine, table);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        contenders.close();
+    }
+
+    private TransactWriteItem putOrder(String id) {
+        return TransactWriteItem.builder()
+                .put(Put.builder()
+                        .tableName(table.name())
+                        .item(Map.of(
+                                table.partitionKey(), AttributeValue.fromS("ORDER#" + id),
+                                table.sortKey().orElseThrow(), AttributeValue.fromS("ORDER")))
+                        .build())
+                .build();
+    }
+
+    private Map<String, AttributeValue> order(String id) {
+        return engine.client()
+                .getItem(r -> r.tableName(table.name())
+                        .consistentRead(true)
+                        .key(Map.of(
+                                table.partitionKey(), AttributeValue.fromS("ORDER#" + id),
+                                table.sortKey().orElseThrow(), AttributeValue.fromS("ORDER"))))
+                .item();
+    }
+
+    /** Answers every TransactWriteItems in place of the engine with a cancellation of the given reasons. */
+    private static ExecutionInterceptor cancelling(AtomicReference<List<String>> reasons) {
+        return new ExecutionInterceptor() {
+            @Override
+            public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+                if ("TransactWriteItems".equals(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME))) {
+                    throw TransactionCanceledException.builder()
+                            .message("Transaction cancelled")
+                            .statusCode(400)
+                            .awsErrorDetails(AwsErrorDetails.builder()
+                                    .errorCode("TransactionCanceledException")
+                                    .errorMessage("Transaction cancelled")
+                                    .build())
+                            .cancellationReasons(reasons.get().stream()
+                                    .map(code -> CancellationReason.builder()
+                                            .code(code)
+                                            .build())
+                                    .toList())
+                            .build();
+                }
+            }
+        };
+    }
+
+    @Test
+    void aCancelledTransactionWhoseHeldCheckFailedIsALostLease() {
+        AtomicReference<List<String>> reasons = new AtomicReference<>(List.of("ConditionalCheckFailed", "None"));
+        Contenders.Contender a = contenders.add(b -> {}, o -> o.addExecutionInterceptor(cancelling(reasons)));
+        Lease lease = a.locks().tryAcquire(Contenders.lockName(), LEASE).orElseThrow();
+
+        assertThatThrownBy(() -> lease.transactWrite(putOrder("1")))
+                .isInstanceOf(LeaseLostException.class)
+                .hasCauseInstanceOf(TransactionCanceledException.class)
+                .hasMessageContaining(lease.name());
+
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lease.whenEnded()).isCompletedWithValue(LeaseEnd.LOST);
+    }
+
+    @Test
+    void cancellationReasonsOfTheOtherItemsAreRethrownAsTheyAre() {
+        for (List<String> codes : List.of(
+                List.of("None", "ConditionalCheckFailed"),
+                List.of("TransactionConflict", "None"),
+                List.of("None", "ThrottlingError"),
+                List.of("None", "ValidationError"),
+                List.<String>of())) {
+            AtomicReference<List<String>> reasons = new AtomicReference<>(codes);
+            Contenders.Contender a = contenders.add(b -> {}, o -> o.addExecutionInterceptor(cancelling(reasons)));
+            Lease lease = a.locks().tryAcquire(Contenders.lockName(), LEASE).orElseThrow();
+
+            assertThatThrownBy(() -> lease.transactWrite(putOrder("1")))
+                    .as("reasons %s", codes)
+                    .isExactlyInstanceOf(TransactionCanceledException.class);
+            assertThat(lease.isHeld()).as("reasons %s", codes).isTrue();
+        }
+    }
+
+    @Test
+    void aFencedWriteAppliesWhileHeld() {
+        EngineAssumptions.assumeCapability(engine, EngineCapability.TRANSACTIONS);
+        Contenders.Contender a = contenders.add();
+        Lease lease = a.locks().tryAcquire(Contenders.lockName(), LEASE).orElseThrow();
+
+        lease.transactWrite(putOrder("held"));
+
+        assertThat(order("held")).isNotEmpty();
+    }
+
+    @Test
+    void aFencedWriteAfterATakeoverThrowsAndAppliesNothing() throws Exception {
+        EngineAssumptions.assumeCapability(engine, EngineCapability.TRANSACTIONS);
+        Contenders.Contender stale = contenders.add();
+        Contenders.Contender next = contenders.add();
+        String name = Contenders.lockName();
+        Lease old = stale.locks().tryAcquire(name, LEASE).orElseThrow();
+        stale.faults().blackhole("UpdateItem");
+        next.locks().acquire(name, LEASE);
+        stale.faults().clear();
+
+        // the stale holder ignores what it knows and writes through the engine: the check refuses it
+        TransactWriteItem check = old.heldCheck();
+        assertThatThrownBy(() -> engine.client().transactWriteItems(r -> r.transactItems(check, putOrder("stale"))))
+                .isInstanceOf(TransactionCanceledException.class);
+        assertThatThrownBy(() -> old.transactWrite(putOrder("stale"))).isInstanceOf(LeaseLostException.class);
+        assertThat(order("stale")).isEmpty();
+    }
+
+    @Test
+    void aRenewalThatMeetsTheHoldersOwnTransactionIsRetriedAndTheLeaseKept() throws Exception {
+        EngineAssumptions.assumeCapability(engine, EngineCapability.TRANSACTIONS);
+        Contenders.Contender a = contenders.add();
+        Lease lease = a.locks().tryAcquire(Contenders.lockName(), LEASE).orElseThrow();
+
+        for (int i = 0; i < 40; i++) {
+            lease.transactWrite(putOrder("busy-" + i));
+        }
+        Thread.sleep(LEASE.toMillis());
+
+        assertThat(lease.isHeld()).isTrue();
+    }
+
+    @Test
+    void aBusyLockCostsOneRequestWhereTheEngineReturnsTheItemOnAConditionFailure() {
+        EngineAssumptions.assumeCapability(engine, EngineCapability.RETURNS_ITEM_ON_CONDITION_FAILURE);
+        Contenders.Contender a = contenders.add();
+        Contenders.Contender b = contenders.add();
+        String name = Contenders.lockName();
+        a.locks().tryAcquire(name, LEASE).orElseThrow();
+
+        assertThat(b.locks().tryAcquire(name, LEASE)).isEmpty();
+
+        assertThat(b.requests().operations()).containsExactly("UpdateItem");
+    }
+
+    @Test
+    void aBusyLockIsReadWithOneGetItemWhereTheEngineReturnsNoItemOnAConditionFailure() {
+        org.junit.jupiter.api.Assumptions.assumeFalse(
+                engine.supports(EngineCapability.RETURNS_ITEM_ON_CONDITION_FAILURE),
+                "engine " + engine.name() + " returns the item: the GetItem fallback is not used");
+        Contenders.Contender a = contenders.add();
+        Contenders.Contender b = contenders.add();
+        String name = Contenders.lockName();
+        a.locks().tryAcquire(name, LEASE).orElseThrow();
+
+        assertThat(b.locks().tryAcquire(name, LEASE)).isEmpty();
+
+        assertThat(b.requests().operations()).containsExactly("UpdateItem", "GetItem");
+        assertThat(b.locks().tryAcquire(name, LEASE)).isEmpty();
+        assertThat(b.requests().operations()).containsExactly("UpdateItem", "GetItem", "GetItem");
+    }
+}
