@@ -147,7 +147,7 @@ final class Acquirer {
         } catch (SdkClientException | DynamoDbException e) {
             listeners.onRequestFailed(name, e);
             if (mayHaveBeenApplied(e)) {
-                clock.schedule(() -> abandon(name, rvn, lease), 0);
+                clock.execute(() -> abandon(name, rvn, lease));
             }
             throw e;
         }

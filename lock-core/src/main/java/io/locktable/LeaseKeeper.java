@@ -77,7 +77,7 @@ final class LeaseKeeper {
     }
 
     private void scheduleRenewal(Lease lease, long delayNanos) {
-        clock.schedule(() -> renew(lease), delayNanos);
+        clock.schedule(() -> clock.execute(() -> renew(lease)), delayNanos);
     }
 
     /**
@@ -185,7 +185,7 @@ final class LeaseKeeper {
                     lease.fencingToken(),
                     lease.duration());
             listeners.onLost(lease, LeaseEnd.EXPIRED);
-            clock.schedule(() -> sendRelease(lease), 0);
+            clock.execute(() -> sendRelease(lease));
         }
     }
 

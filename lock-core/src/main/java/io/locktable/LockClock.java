@@ -37,12 +37,22 @@ public interface LockClock {
     void sleep(long nanos) throws InterruptedException;
 
     /**
-     * Runs a task once after a delay, on a thread of the clock. The task may block on a request; the clock must
-     * keep running other tasks meanwhile up to its number of threads.
+     * Runs a short task once after a delay, on the clock's timer thread. The task must not block: lease expiries
+     * run this way, so that they stay on time whatever the requests do.
      *
      * @param task the task
      * @param delayNanos the delay in nanoseconds
      * @return a future that cancels the task if it has not started
      */
     Future<?> schedule(Runnable task, long delayNanos);
+
+    /**
+     * Runs a task that may block on a request (a renewal, a release) on one of the clock's worker threads. The
+     * default runs it on the calling thread, for clocks that drive time by hand.
+     *
+     * @param task the task
+     */
+    default void execute(Runnable task) {
+        task.run();
+    }
 }

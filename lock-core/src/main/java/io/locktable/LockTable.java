@@ -558,8 +558,9 @@ public final class LockTable implements AutoCloseable {
         }
 
         /**
-         * How many threads renew the leases of the table (default 2). Renewals are one short request each; raise
-         * it only for tables holding thousands of leases on a slow network.
+         * How many worker threads send the renewals and releases of the table (default 2), beside one timer thread
+         * that keeps the schedule and ends leases on time. Renewals are one short request each; raise it only for
+         * tables holding thousands of leases on a slow network.
          *
          * @param threads 1 to 16
          * @return this builder

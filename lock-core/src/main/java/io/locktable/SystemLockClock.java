@@ -1,21 +1,29 @@
 package io.locktable;
 
 import java.time.Instant;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The production clock: {@code System.nanoTime()} and a fixed pool of daemon threads for renewals. */
+/**
+ * The production clock: {@code System.nanoTime()}, one timer thread for schedules and expiries, and a fixed pool
+ * of worker threads for the requests of renewals and releases, all daemons.
+ */
 final class SystemLockClock implements LockClock, AutoCloseable {
 
-    private final ScheduledThreadPoolExecutor executor;
+    private final ScheduledThreadPoolExecutor timer;
+    private final ExecutorService workers;
 
-    SystemLockClock(String threadNamePrefix, int threads) {
-        this.executor = new ScheduledThreadPoolExecutor(threads, daemonThreads(threadNamePrefix));
-        executor.setRemoveOnCancelPolicy(true);
-        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    SystemLockClock(String threadNamePrefix, int workerThreads) {
+        this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads(threadNamePrefix + "-timer"));
+        timer.setRemoveOnCancelPolicy(true);
+        timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.workers = Executors.newFixedThreadPool(workerThreads, daemonThreads(threadNamePrefix + "-worker"));
     }
 
     private static ThreadFactory daemonThreads(String prefix) {
@@ -48,11 +56,21 @@ final class SystemLockClock implements LockClock, AutoCloseable {
 
     @Override
     public Future<?> schedule(Runnable task, long delayNanos) {
-        return executor.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        return timer.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        try {
+            workers.execute(task);
+        } catch (RejectedExecutionException e) {
+            // closed: the lock table's leases were released already
+        }
     }
 
     @Override
     public void close() {
-        executor.shutdownNow();
+        timer.shutdownNow();
+        workers.shutdownNow();
     }
 }

@@ -42,7 +42,7 @@ final class Contenders implements AutoCloseable {
         RequestRecorder requests = new RequestRecorder();
         FaultInjector faults = new FaultInjector();
         DynamoDbClient client = engine.newClient(o -> {
-            o.addExecutionInterceptor(faults).addExecutionInterceptor(requests);
+            o.addExecutionInterceptor(requests).addExecutionInterceptor(faults);
             overrides.accept(o);
         });
         LockTable.Builder builder = LockTable.builder(client, table.name(), table.partitionKey());

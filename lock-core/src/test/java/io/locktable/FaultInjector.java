@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -29,33 +30,46 @@ final class FaultInjector implements ExecutionInterceptor {
             When when,
             Predicate<SdkRequest> matches,
             Duration delay,
-            boolean fail,
+            Supplier<RuntimeException> failure,
             AtomicInteger times) {}
+
+    private static final Supplier<RuntimeException> CONNECTION_RESET = () -> SdkClientException.builder()
+            .message("injected fault: connection reset")
+            .cause(new IOException("injected connection reset"))
+            .build();
 
     private final List<Rule> rules = new CopyOnWriteArrayList<>();
     private final AtomicInteger injected = new AtomicInteger();
 
     /** Fails the next {@code times} attempts of an operation before they reach the engine. */
     FaultInjector failBeforeSend(String operation, int times) {
-        rules.add(new Rule(operation, When.BEFORE_SEND, r -> true, Duration.ZERO, true, new AtomicInteger(times)));
+        rules.add(new Rule(
+                operation, When.BEFORE_SEND, r -> true, Duration.ZERO, CONNECTION_RESET, new AtomicInteger(times)));
         return this;
     }
 
     /** Lets the engine apply the next {@code times} attempts of an operation, then loses their replies. */
     FaultInjector loseReply(String operation, int times) {
-        rules.add(new Rule(operation, When.AFTER_APPLIED, r -> true, Duration.ZERO, true, new AtomicInteger(times)));
+        rules.add(new Rule(
+                operation, When.AFTER_APPLIED, r -> true, Duration.ZERO, CONNECTION_RESET, new AtomicInteger(times)));
         return this;
     }
 
     /** Holds back the reply of the next {@code times} attempts of an operation, after the engine applied them. */
     FaultInjector delayReply(String operation, Duration delay, int times) {
-        rules.add(new Rule(operation, When.AFTER_APPLIED, r -> true, delay, false, new AtomicInteger(times)));
+        rules.add(new Rule(operation, When.AFTER_APPLIED, r -> true, delay, null, new AtomicInteger(times)));
         return this;
     }
 
     /** Delays the next {@code times} attempts of an operation before they are sent. */
     FaultInjector delayRequest(String operation, Duration delay, int times) {
-        rules.add(new Rule(operation, When.BEFORE_SEND, r -> true, delay, false, new AtomicInteger(times)));
+        rules.add(new Rule(operation, When.BEFORE_SEND, r -> true, delay, null, new AtomicInteger(times)));
+        return this;
+    }
+
+    /** Answers the next {@code times} attempts of an operation with an error, in place of the engine. */
+    FaultInjector failWith(String operation, Supplier<RuntimeException> error, int times) {
+        rules.add(new Rule(operation, When.BEFORE_SEND, r -> true, Duration.ZERO, error, new AtomicInteger(times)));
         return this;
     }
 
@@ -97,11 +111,8 @@ final class FaultInjector implements ExecutionInterceptor {
             if (!rule.delay().isZero()) {
                 sleep(rule.delay());
             }
-            if (rule.fail()) {
-                throw SdkClientException.builder()
-                        .message("injected fault: " + operation + " " + when)
-                        .cause(new IOException("injected connection reset"))
-                        .build();
+            if (rule.failure() != null) {
+                throw rule.failure().get();
             }
             return;
         }

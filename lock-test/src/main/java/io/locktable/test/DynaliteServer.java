@@ -78,22 +78,10 @@ public final class DynaliteServer implements AutoCloseable {
      */
     public static DynaliteServer start(int port) {
         Path cache = cacheDirectory();
-        Path cli = install(cache);
+        Path server = install(cache);
         int chosen = port == 0 ? freePort() : port;
         Path log = cache.resolve("dynalite-" + chosen + ".log");
-        List<String> command = List.of(
-                "node",
-                cli.toString(),
-                "--port",
-                Integer.toString(chosen),
-                "--host",
-                "127.0.0.1",
-                "--createTableMs",
-                "0",
-                "--deleteTableMs",
-                "0",
-                "--updateTableMs",
-                "0");
+        List<String> command = List.of("node", server.toString(), Integer.toString(chosen), "127.0.0.1");
         Process process;
         try {
             process = new ProcessBuilder(command)
@@ -106,9 +94,9 @@ public final class DynaliteServer implements AutoCloseable {
                             + ": install Node.js 20 or newer and put node on the PATH",
                     e);
         }
-        DynaliteServer server = new DynaliteServer(process, URI.create("http://127.0.0.1:" + chosen), log);
-        server.awaitAnswer(command);
-        return server;
+        DynaliteServer started = new DynaliteServer(process, URI.create("http://127.0.0.1:" + chosen), log);
+        started.awaitAnswer(command);
+        return started;
     }
 
     /**
@@ -189,10 +177,14 @@ public final class DynaliteServer implements AutoCloseable {
         }
     }
 
-    /** Installs dynalite into the cache once, under a file lock; returns its cli.js. */
+    /**
+     * Installs dynalite into the cache once, under a file lock; returns the launcher script, which starts it in
+     * memory with no table delays and survives clients that drop a connection mid-request.
+     */
     static Path install(Path cache) {
         checkNode();
         Path cli = cache.resolve("node_modules/dynalite/cli.js");
+        Path launcher = cache.resolve("server.js");
         try (FileChannel channel = FileChannel.open(
                         cache.resolve(".install.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                 FileLock ignored = channel.lock()) {
@@ -201,15 +193,25 @@ public final class DynaliteServer implements AutoCloseable {
             if (Files.exists(cli)
                     && Files.exists(installedLock)
                     && Arrays.equals(Files.readAllBytes(installedLock), lockFile)) {
-                return cli;
+                writeIfChanged(launcher, resource("server.js"));
+                return launcher;
             }
             Files.write(cache.resolve("package.json"), resource("package.json"));
             Files.write(cache.resolve("package-lock.json"), lockFile);
             runNpmCi(cache);
             Files.copy(cache.resolve("package-lock.json"), installedLock, StandardCopyOption.REPLACE_EXISTING);
-            return cli;
+            writeIfChanged(launcher, resource("server.js"));
+            return launcher;
         } catch (IOException e) {
             throw new UncheckedIOException("Could not install dynalite into " + cache, e);
+        }
+    }
+
+    private static void writeIfChanged(Path file, byte[] content) throws IOException {
+        if (!Files.exists(file) || !Arrays.equals(Files.readAllBytes(file), content)) {
+            Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
+            Files.write(temporary, content);
+            Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         }
     }
 
