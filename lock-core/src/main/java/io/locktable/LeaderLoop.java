@@ -46,6 +46,9 @@ final class LeaderLoop {
             try {
                 lease = table.acquireForLeader(name, leaseDuration, this::answered);
             } catch (RuntimeException e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new InterruptedException("leadership of lock '" + name + "' was interrupted");
+                }
                 if (!Errors.isTransient(e)) {
                     throw e;
                 }

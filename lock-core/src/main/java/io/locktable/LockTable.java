@@ -11,6 +11,7 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -268,7 +269,7 @@ public final class LockTable implements AutoCloseable {
                 if (Thread.interrupted()) {
                     throw new InterruptedException("acquire of lock '" + name + "' was interrupted");
                 }
-                Acquirer.Attempt attempt = acquirer.attempt(name, leaseDuration);
+                Acquirer.Attempt attempt = attemptInterruptibly(name, leaseDuration);
                 if (answered != null) {
                     answered.run();
                 }
@@ -289,6 +290,19 @@ public final class LockTable implements AutoCloseable {
         } catch (RuntimeException e) {
             finished(name, AcquireOutcome.ERROR, start);
             throw e;
+        }
+    }
+
+    /** One attempt; a request the SDK aborted because this thread was interrupted ends the wait as an interrupt. */
+    private Acquirer.Attempt attemptInterruptibly(String name, Duration leaseDuration) throws InterruptedException {
+        try {
+            return acquirer.attempt(name, leaseDuration);
+        } catch (AbortedException e) {
+            Thread.interrupted();
+            InterruptedException interrupted =
+                    new InterruptedException("acquire of lock '" + name + "' was interrupted during a request");
+            interrupted.initCause(e);
+            throw interrupted;
         }
     }
 

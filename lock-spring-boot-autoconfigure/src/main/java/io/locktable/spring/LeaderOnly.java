@@ -1,0 +1,70 @@
+package io.locktable.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.springframework.core.annotation.AliasFor;
+
+/**
+ * Runs a method only on the instance of the cluster that leads a name: on the others the call is skipped.
+ *
+ * <pre>{@code
+ * @Scheduled(fixedDelay = 60_000)
+ * @LeaderOnly("order-sweeper")
+ * public void sweep() {
+ *     Lease lease = Lease.current().orElseThrow(); // the leader's lease, for fenced writes
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p><b>Leadership.</b> At startup the {@link LeaderRunner} collects every name used by a {@code @LeaderOnly}
+ * method and keeps one leadership per name: it contends for the lock of that name in the lock table and holds it
+ * while this instance runs. Methods that use the same name share one leadership.
+ *
+ * <p><b>A call.</b> While this instance leads the name, the call runs on the caller's thread (the {@code @Scheduled}
+ * thread, a request thread...) with the lease bound as {@link io.locktable.Lease#current()}. Otherwise it is
+ * skipped: the method's body does not run and the call returns {@code null}, or {@link java.util.Optional#empty()}
+ * for a method declared to return {@code Optional}. A method returning a primitive other than {@code void} cannot
+ * be skipped and fails startup. Being the leader when the call starts does not mean staying the leader until it
+ * ends: writes that must not happen after the lease was lost take {@code Lease.current().orElseThrow().heldCheck()}
+ * or the {@link io.locktable.Lease#fencingToken()}.
+ *
+ * <p><b>Where it works.</b> On public methods of Spring beans called through the bean (a class-based proxy), and
+ * so on {@code @Scheduled} methods. A call from the bean to itself ({@code this.sweep()}) bypasses the proxy and
+ * is not checked. With {@code locktable.leader.enabled=false} there is no {@link LeaderRunner}: this instance
+ * never leads, and every call is skipped.
+ */
+@Target({ElementType.METHOD})
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface LeaderOnly {
+
+    /**
+     * Alias of {@link #name()}.
+     *
+     * @return the name of the leadership
+     */
+    @AliasFor("name")
+    String value() default "";
+
+    /**
+     * The name of the leadership, which is the name of its lock in the table. Placeholders such as {@code
+     * ${app.sweeper.lock}} resolve against the environment. Empty (the default) means {@code
+     * ${spring.application.name}}, so a service whose instances share one application name has one leader.
+     *
+     * @return the name of the leadership
+     */
+    @AliasFor("value")
+    String name() default "";
+
+    /**
+     * How long the leader's lease lasts without a renewal, such as {@code "30s"} or {@code "PT1M"}, from 1 second
+     * to 1 day; placeholders resolve. It is also about how long the work stays undone after the leader crashed.
+     * Empty (the default) means {@code locktable.lease-duration}. Methods sharing a name must agree on it.
+     *
+     * @return the lease duration, or empty for the property's
+     */
+    String leaseDuration() default "";
+}

@@ -1,0 +1,23 @@
+package io.locktable.spring;
+
+/** A {@link LeaderOnly} method that cannot work as declared; turned into a failure analysis at startup. */
+final class LeaderOnlyDeclarationException extends IllegalStateException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String action;
+
+    LeaderOnlyDeclarationException(String description, String action) {
+        super(description);
+        this.action = action;
+    }
+
+    LeaderOnlyDeclarationException(String description, String action, Throwable cause) {
+        super(description, cause);
+        this.action = action;
+    }
+
+    String action() {
+        return action;
+    }
+}

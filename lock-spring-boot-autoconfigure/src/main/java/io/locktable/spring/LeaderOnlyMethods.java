@@ -1,0 +1,151 @@
+package io.locktable.spring;
+
+import io.locktable.LockTable;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
+
+/** Reads the {@link LeaderOnly} of a method: its name and lease, placeholders resolved, checked once and cached. */
+final class LeaderOnlyMethods {
+
+    /** A method's leadership. */
+    record Target(String name, Duration leaseDuration, String method) {}
+
+    private final Supplier<Duration> defaultLeaseDuration;
+    private final Map<MethodClassKey, Target> cache = new ConcurrentHashMap<>();
+    private volatile Environment environment;
+
+    LeaderOnlyMethods(Supplier<Duration> defaultLeaseDuration) {
+        this.defaultLeaseDuration = defaultLeaseDuration;
+    }
+
+    void environment(Environment environment) {
+        this.environment = environment;
+    }
+
+    static LeaderOnly find(Method method) {
+        return AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class);
+    }
+
+    /**
+     * The leadership of a method called on a target class.
+     *
+     * @throws LeaderOnlyDeclarationException if the method cannot work as declared
+     */
+    Target resolve(Method method, Class<?> targetClass) {
+        Class<?> userClass = ClassUtils.getUserClass(targetClass == null ? method.getDeclaringClass() : targetClass);
+        return cache.computeIfAbsent(new MethodClassKey(method, userClass), key -> compute(method, userClass));
+    }
+
+    private Target compute(Method method, Class<?> userClass) {
+        Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
+        LeaderOnly annotation = find(specific);
+        if (annotation == null) {
+            annotation = find(method);
+        }
+        String where = userClass.getName() + "." + method.getName() + "()";
+        if (annotation == null) {
+            throw new IllegalStateException(where + " has no @LeaderOnly");
+        }
+        checkSignature(specific, where);
+        return new Target(name(annotation, where), leaseDuration(annotation, where), where);
+    }
+
+    private static void checkSignature(Method method, String where) {
+        Class<?> type = method.getReturnType();
+        if (type.isPrimitive() && type != void.class) {
+            throw new LeaderOnlyDeclarationException(
+                    "@LeaderOnly method " + where + " returns the primitive " + type.getName()
+                            + ": a call skipped on an instance that does not lead has no value to return.",
+                    "Declare it to return void, a wrapper type such as "
+                            + ClassUtils.resolvePrimitiveIfNecessary(type).getSimpleName()
+                            + " (null when skipped) or an Optional (empty when skipped).");
+        }
+        int modifiers = method.getModifiers();
+        if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
+            throw new LeaderOnlyDeclarationException(
+                    "@LeaderOnly method " + where + " is "
+                            + Modifier.toString(modifiers & (Modifier.PRIVATE | Modifier.STATIC | Modifier.FINAL))
+                            + ": the proxy that checks the leadership cannot intercept it, so it would run on"
+                            + " every instance.",
+                    "Make it a public, non-final instance method of the bean, called through the bean.");
+        }
+    }
+
+    private String name(LeaderOnly annotation, String where) {
+        String declared = annotation.name();
+        String name;
+        if (declared.isEmpty()) {
+            name = environment().getProperty("spring.application.name", "");
+            if (name.isBlank()) {
+                throw new LeaderOnlyDeclarationException(
+                        "@LeaderOnly method " + where + " names no leadership, and spring.application.name, which"
+                                + " names it by default, is not set.",
+                        "Name the leadership, for example @LeaderOnly(\"order-sweeper\"), or set"
+                                + " spring.application.name.");
+            }
+        } else {
+            name = resolve(declared, where, "name");
+            if (name.isBlank()) {
+                throw new LeaderOnlyDeclarationException(
+                        "@LeaderOnly method " + where + " has the name '" + declared + "', which is empty once"
+                                + " resolved.",
+                        "Give the leadership a name, or set the property it refers to.");
+            }
+        }
+        return name.trim();
+    }
+
+    private Duration leaseDuration(LeaderOnly annotation, String where) {
+        String declared = annotation.leaseDuration();
+        if (declared.isEmpty()) {
+            return defaultLeaseDuration.get();
+        }
+        String resolved = resolve(declared, where, "leaseDuration").trim();
+        Duration duration;
+        try {
+            duration = DurationStyle.detectAndParse(resolved);
+        } catch (IllegalArgumentException e) {
+            throw new LeaderOnlyDeclarationException(
+                    "@LeaderOnly method " + where + " has leaseDuration '" + declared + "', which is not a duration.",
+                    "Write it like \"30s\", \"2m\" or \"PT30S\".",
+                    e);
+        }
+        if (duration.compareTo(LockTable.MIN_LEASE_DURATION) < 0
+                || duration.compareTo(LockTable.MAX_LEASE_DURATION) > 0) {
+            throw new LeaderOnlyDeclarationException(
+                    "@LeaderOnly method " + where + " has leaseDuration " + resolved
+                            + ", outside the range a lease may have, 1s to 1d.",
+                    "Give it a lease from 1s to 1d, such as \"30s\", or leave it empty for locktable.lease-duration.");
+        }
+        return duration;
+    }
+
+    private String resolve(String value, String where, String attribute) {
+        try {
+            return environment().resolveRequiredPlaceholders(value);
+        } catch (IllegalArgumentException e) {
+            throw new LeaderOnlyDeclarationException(
+                    "@LeaderOnly method " + where + " has " + attribute + " '" + value + "', whose placeholder does"
+                            + " not resolve: " + e.getMessage(),
+                    "Set the property it refers to, or give it a default like ${app.lock:order-sweeper}.",
+                    e);
+        }
+    }
+
+    private Environment environment() {
+        Environment current = environment;
+        if (current == null) {
+            throw new IllegalStateException("LeaderOnlyAdvisor has no Environment: it must be a bean of the context");
+        }
+        return current;
+    }
+}

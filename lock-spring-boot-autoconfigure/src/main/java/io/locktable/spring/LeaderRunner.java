@@ -1,0 +1,294 @@
+package io.locktable.spring;
+
+import io.locktable.Lease;
+import io.locktable.LockTable;
+import io.locktable.LockTableListener;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentSkipListMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationEventPublisherAware;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
+
+/**
+ * Keeps one leadership per name used by a {@link LeaderOnly} method: this instance contends for the lock of the
+ * name in the {@link LockTable}, leads while it holds it, and contends again when it loses it. The
+ * auto-configuration registers it (unless {@code locktable.leader.enabled=false} or the context has its own).
+ *
+ * <pre>{@code
+ * if (runner.isLeader("order-sweeper")) {
+ *     ...
+ * }
+ * runner.lease("order-sweeper").ifPresent(lease -> log.info("term {}", lease.fencingToken()));
+ * }</pre>
+ *
+ * <p><b>Threads.</b> Each name has an election thread {@code locktable-election-<name>} that calls {@link
+ * LockTable#runAsLeader} over and over; a term's work only marks the state and waits, so no user code ever runs on
+ * it. {@code @LeaderOnly} calls run on the caller's thread with the lease bound as {@link Lease#current()}, and the
+ * events on the thread {@code locktable-leadership-events}.
+ *
+ * <p><b>Lifecycle.</b> A {@link SmartLifecycle} of phase {@link #PHASE}, below the phase of Spring's task
+ * executors and schedulers ({@code Integer.MAX_VALUE / 2}) and of the web server. It starts contending when the
+ * context has refreshed, so the first {@code @Scheduled} calls may be skipped until a leader is elected. When the
+ * context closes, the scheduler and the web server stop first (phases stop from the highest down), which lets
+ * their calls in flight finish; then this runner stops admitting calls, waits for the calls still in flight (for
+ * each name at most its lease duration), and releases its leases, so another instance takes over at its next poll
+ * (a third of the lease, at most 10 s) instead of after a whole lease.
+ *
+ * <p><b>Errors.</b> The election never gives up: an acquire that fails is retried (see {@link
+ * LockTable#runAsLeader}); any other failure is logged, reported in {@link #status(String)}, and the name is
+ * contended for again a lease later. Transient errors reach {@link #status(String)} through this runner's {@link
+ * LockTableListener} side, which the auto-configured {@link LockTable} calls (it forwards to every {@code
+ * LockTableListener} bean).
+ *
+ * <p>Thread-safe.
+ */
+public final class LeaderRunner implements SmartLifecycle, ApplicationEventPublisherAware, LockTableListener {
+
+    /**
+     * The lifecycle phase: below {@link ExecutorConfigurationSupport#DEFAULT_PHASE}, so this runner starts before
+     * and stops after the task schedulers, and below the web server's phases, so requests in flight finish first.
+     */
+    public static final int PHASE = ExecutorConfigurationSupport.DEFAULT_PHASE - 1024;
+
+    private static final Logger log = LoggerFactory.getLogger(LeaderRunner.class);
+    private static final Duration STOP_MARGIN = Duration.ofSeconds(2);
+    private static final Duration EVENTS_FLUSH = Duration.ofSeconds(5);
+
+    private final LockTable locks;
+    private final LeadershipEvents events = new LeadershipEvents(this);
+    private final ConcurrentSkipListMap<String, Leadership> leaderships = new ConcurrentSkipListMap<>();
+    private final Object lifecycle = new Object();
+    private volatile boolean running;
+
+    /**
+     * Creates a runner that leads on the locks of a table. It leads the names that the {@link LeaderOnly} methods
+     * of the context use; declare a bean of your own only to lead on another {@link LockTable}.
+     *
+     * @param locks the lock table
+     */
+    public LeaderRunner(LockTable locks) {
+        this.locks = Objects.requireNonNull(locks, "locks");
+    }
+
+    /**
+     * Tells whether this instance leads a name now: it holds the lease, which has not ended.
+     *
+     * @param name the name of the leadership
+     * @return true while this instance leads it; false for a name this runner does not lead
+     */
+    public boolean isLeader(String name) {
+        Leadership leadership = leaderships.get(name);
+        return leadership != null && leadership.isLeader();
+    }
+
+    /**
+     * The lease of the current term, for fencing: writes checked with its {@link Lease#heldCheck()} or {@link
+     * Lease#fencingToken()} are refused once another instance leads.
+     *
+     * @param name the name of the leadership
+     * @return the lease while this instance leads the name, otherwise empty
+     */
+    public Optional<Lease> lease(String name) {
+        Leadership leadership = leaderships.get(name);
+        return leadership == null ? Optional.empty() : leadership.lease();
+    }
+
+    /**
+     * The names this runner leads or contends for: those of the {@link LeaderOnly} methods found at startup, and
+     * those first met at a call later.
+     *
+     * @return an unmodifiable snapshot, sorted
+     */
+    public Set<String> names() {
+        return Collections.unmodifiableSet(new TreeSet<>(leaderships.keySet()));
+    }
+
+    /**
+     * Steps down from a leadership so that another instance takes it: no new call of the name is admitted, the
+     * calls in flight on other threads finish (waiting at most one lease), the lease is released, and this
+     * instance stays out of the election for a cool-down of two leases. Returns once the lease is released. On an
+     * instance that does not lead, it only keeps this instance out for the cool-down. It may be called from inside
+     * a {@link LeaderOnly} call of the same name; that call runs on to its end.
+     *
+     * @param name the name of the leadership
+     * @throws IllegalArgumentException if this runner has no leadership of that name
+     */
+    public void yield(String name) {
+        Leadership leadership = leaderships.get(name);
+        if (leadership == null) {
+            throw new IllegalArgumentException("no leadership named '" + name + "'; the names are " + names());
+        }
+        leadership.yieldFor(leadership.leaseDuration().multipliedBy(2));
+    }
+
+    /**
+     * A read-only snapshot of a leadership: its state, how many terms this instance won, and its last error.
+     *
+     * @param name the name of the leadership
+     * @return the status, or empty for a name this runner does not lead
+     */
+    public Optional<LeadershipStatus> status(String name) {
+        Leadership leadership = leaderships.get(name);
+        return leadership == null ? Optional.empty() : Optional.of(leadership.status());
+    }
+
+    /**
+     * How many {@link LeaderOnly} calls of a name were skipped because this instance did not lead it (or was
+     * stepping down), since the runner was created. A monotonic count, for a meter such as {@code
+     * locktable.leader.skipped}.
+     *
+     * @param name the name of the leadership
+     * @return the number of skipped calls, 0 for a name this runner does not lead
+     */
+    public long skipped(String name) {
+        Leadership leadership = leaderships.get(name);
+        return leadership == null ? 0 : leadership.skipped();
+    }
+
+    /**
+     * The lock table this runner leads on.
+     *
+     * @return the lock table
+     */
+    public LockTable lockTable() {
+        return locks;
+    }
+
+    /**
+     * Starts contending for every name registered so far; names registered later start at once. Called by the
+     * application context.
+     */
+    @Override
+    public void start() {
+        synchronized (lifecycle) {
+            if (running) {
+                return;
+            }
+            events.start();
+            running = true;
+            leaderships.values().forEach(Leadership::start);
+            log.info("Leader runner started on table '{}' for {}", locks.tableName(), names());
+        }
+    }
+
+    /**
+     * Stops every leadership: admits no new call, waits for the calls in flight (for each name at most its lease
+     * duration), then releases the leases so another instance takes over at its next poll. Called by the
+     * application context when it closes.
+     */
+    @Override
+    public void stop() {
+        synchronized (lifecycle) {
+            if (!running) {
+                return;
+            }
+            running = false;
+            List<Leadership> all = new ArrayList<>(leaderships.values());
+            long start = System.nanoTime();
+            all.forEach(Leadership::closeGate);
+            for (Leadership leadership : all) {
+                leadership.awaitCalls(start + leadership.leaseDuration().toNanos());
+            }
+            all.forEach(Leadership::requestStop);
+            for (Leadership leadership : all) {
+                long deadline = System.nanoTime()
+                        + leadership.leaseDuration().plus(STOP_MARGIN).toNanos();
+                if (!leadership.awaitStopped(deadline)) {
+                    log.warn(
+                            "Leadership '{}' did not stop within {}; closing the lock table releases it",
+                            leadership.name(),
+                            leadership.leaseDuration().plus(STOP_MARGIN));
+                }
+            }
+            events.stop(EVENTS_FLUSH);
+            log.info("Leader runner stopped on table '{}'", locks.tableName());
+        }
+    }
+
+    /**
+     * Tells whether the runner contends for its names.
+     *
+     * @return true between {@link #start()} and {@link #stop()}
+     */
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /**
+     * The lifecycle phase, {@link #PHASE}.
+     *
+     * @return the phase
+     */
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+
+    /**
+     * Receives the publisher of the leadership events; called by the application context.
+     *
+     * @param publisher the publisher
+     */
+    @Override
+    public void setApplicationEventPublisher(ApplicationEventPublisher publisher) {
+        events.publisher(publisher);
+    }
+
+    /**
+     * Records a failed acquire of one of this runner's leaderships for {@link #status(String)}.
+     *
+     * @param name the lock
+     * @param error the error
+     * @param failuresInRow how many acquires failed in a row
+     */
+    @Override
+    public void onLeadershipError(String name, Exception error, int failuresInRow) {
+        Leadership leadership = leaderships.get(name);
+        if (leadership != null) {
+            leadership.recordFailure(error);
+        }
+    }
+
+    /**
+     * Records a failed renewal of the lease of one of this runner's terms for {@link #status(String)}.
+     *
+     * @param lease the lease
+     * @param error the error
+     */
+    @Override
+    public void onRenewalFailed(Lease lease, Exception error) {
+        Leadership leadership = leaderships.get(lease.name());
+        if (leadership != null && leadership.holds(lease)) {
+            leadership.recordFailure(error);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LeaderRunner[" + locks.tableName() + ", " + leaderships.values() + "]";
+    }
+
+    /** Adds a leadership if the name has none; starts it if the runner runs. Returns the name's leadership. */
+    Leadership register(String name, Duration leaseDuration) {
+        Leadership existing = leaderships.get(name);
+        if (existing != null) {
+            return existing;
+        }
+        Leadership leadership = leaderships.computeIfAbsent(name, n -> new Leadership(n, leaseDuration, locks, events));
+        if (running) {
+            leadership.start(); // idempotent; start() starts those registered before it set running
+        }
+        return leadership;
+    }
+}

@@ -1,0 +1,68 @@
+package io.locktable.spring;
+
+import io.locktable.Lease;
+import java.util.Objects;
+import org.springframework.context.ApplicationEvent;
+
+/**
+ * This instance became the leader of a name. Published by the {@link LeaderRunner} after the state changed: inside
+ * a listener, {@link LeaderRunner#isLeader(String)} is already true, unless the lease was lost again meanwhile (a
+ * {@link LeadershipRevokedEvent} then follows).
+ *
+ * <pre>{@code
+ * @EventListener
+ * void granted(LeadershipGrantedEvent event) {
+ *     log.info("leading {} with fencing token {}", event.name(), event.lease().fencingToken());
+ * }
+ * }</pre>
+ *
+ * <p>Events of one runner are delivered one at a time, in the order the state changed, on the thread {@code
+ * locktable-leadership-events}, never on the thread that holds the election, so a slow listener delays other
+ * listeners but not the leadership itself. Keep listeners short all the same.
+ */
+public final class LeadershipGrantedEvent extends ApplicationEvent {
+
+    /** The serialization version. */
+    private static final long serialVersionUID = 1L;
+
+    /** The name of the leadership. */
+    private final String name;
+
+    private final transient Lease lease;
+
+    /**
+     * Creates the event.
+     *
+     * @param source the runner that publishes it
+     * @param name the name of the leadership
+     * @param lease the lease of the term that starts
+     */
+    public LeadershipGrantedEvent(Object source, String name, Lease lease) {
+        super(source);
+        this.name = Objects.requireNonNull(name, "name");
+        this.lease = Objects.requireNonNull(lease, "lease");
+    }
+
+    /**
+     * The name of the leadership, which is the name of its lock.
+     *
+     * @return the name
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * The lease of the term that starts: its fencing token identifies the term.
+     *
+     * @return the lease
+     */
+    public Lease lease() {
+        return lease;
+    }
+
+    @Override
+    public String toString() {
+        return "LeadershipGrantedEvent[" + name + ", fencingToken=" + lease.fencingToken() + "]";
+    }
+}

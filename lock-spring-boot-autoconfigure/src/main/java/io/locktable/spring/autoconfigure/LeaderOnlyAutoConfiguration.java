@@ -1,0 +1,44 @@
+package io.locktable.spring.autoconfigure;
+
+import io.locktable.LockTable;
+import io.locktable.spring.LeaderOnly;
+import io.locktable.spring.LeaderOnlyAdvisor;
+import io.locktable.spring.LeaderRunner;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+
+/**
+ * {@link LeaderOnly}: the {@link LeaderRunner} that keeps one leadership per name (unless {@code
+ * locktable.leader.enabled=false}) and the {@link LeaderOnlyAdvisor} that admits or skips calls, applied with
+ * class-based proxies. Each backs off when the context has a bean of its type.
+ */
+@AutoConfiguration(after = LockTableAutoConfiguration.class)
+@EnableConfigurationProperties(LockTableProperties.class)
+@Import(ClassProxyingRegistrar.class)
+public final class LeaderOnlyAutoConfiguration {
+
+    LeaderOnlyAutoConfiguration() {}
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(LockTable.class)
+    @ConditionalOnBooleanProperty(name = "locktable.leader.enabled", matchIfMissing = true)
+    LeaderRunner leaderRunner(LockTable lockTable) {
+        return new LeaderRunner(lockTable);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static LeaderOnlyAdvisor leaderOnlyAdvisor(ObjectProvider<LockTableProperties> properties) {
+        return new LeaderOnlyAdvisor(() -> LockTables.leaseDuration(properties.getObject()));
+    }
+}

@@ -1,0 +1,23 @@
+package io.locktable.spring.autoconfigure;
+
+/** A setting that keeps the lock table from starting; turned into a failure analysis naming what to change. */
+final class LockTableConfigurationException extends IllegalStateException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String action;
+
+    LockTableConfigurationException(String description, String action) {
+        super(description);
+        this.action = action;
+    }
+
+    LockTableConfigurationException(String description, String action, Throwable cause) {
+        super(description, cause);
+        this.action = action;
+    }
+
+    String action() {
+        return action;
+    }
+}

@@ -1,0 +1,275 @@
+package io.locktable.spring.autoconfigure;
+
+import io.locktable.LockTable;
+import io.locktable.LockTableListener;
+import io.locktable.LockTableOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbServiceClientConfiguration;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+
+/** Builds the auto-configured {@link LockTable} from the properties: checks them, creates or verifies the table. */
+final class LockTables {
+
+    private static final Logger log = LoggerFactory.getLogger(LockTables.class);
+    private static final Set<String> LOCK_ATTRIBUTES = Set.of("_type", "owner", "rvn", "fence", "leaseMs", "holder");
+    private static final int MAX_NAME_LENGTH = 255;
+    private static final int MAX_HOLDER_LENGTH = 256;
+
+    private LockTables() {}
+
+    static LockTable create(
+            DynamoDbClient client, LockTableProperties properties, String defaultHolder, LockTableListener listener) {
+        refuseDax(client);
+        String table = tableName(properties);
+        String partitionKey = partitionKey(properties);
+        String sortKey = sortKey(properties, partitionKey);
+        LockTableOptions options = options(properties, defaultHolder, partitionKey, sortKey);
+        LockTable.Builder builder;
+        try {
+            builder = LockTable.builder(client, table, partitionKey).options(options);
+            if (sortKey != null) {
+                builder.sortKey(sortKey);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new LockTableConfigurationException(
+                    "The locktable.* properties do not describe a usable lock table: " + e.getMessage() + ".",
+                    "Fix locktable.table-name, locktable.partition-key and locktable.sort-key.",
+                    e);
+        }
+        LockTable locks = builder.listener(listener).build();
+        try {
+            prepare(client, locks, properties);
+        } catch (RuntimeException e) {
+            locks.close();
+            throw e;
+        }
+        return locks;
+    }
+
+    /** The lease of leaders that set none, checked. */
+    static Duration leaseDuration(LockTableProperties properties) {
+        Duration lease = properties.getLeaseDuration();
+        if (lease == null
+                || lease.compareTo(LockTable.MIN_LEASE_DURATION) < 0
+                || lease.compareTo(LockTable.MAX_LEASE_DURATION) > 0) {
+            throw new LockTableConfigurationException(
+                    "locktable.lease-duration is " + lease + ", outside the range a lease may have, 1s to 1d.",
+                    "Set locktable.lease-duration from 1s to 1d, such as 30s: about how long a crashed leader's"
+                            + " work stays undone.");
+        }
+        return lease;
+    }
+
+    static void refuseDax(DynamoDbClient client) {
+        String type = client.getClass().getName();
+        if (type.toLowerCase(Locale.ROOT).contains("dax")) {
+            throw new LockTableConfigurationException(
+                    "The DynamoDbClient of the context is a DAX client (" + type + "). DAX serves reads from a cache"
+                            + " that is not strongly consistent, and the lock protocol depends on strongly consistent"
+                            + " reads: two instances could hold one lock.",
+                    "Define a plain DynamoDbClient bean for the locks (DynamoDbClient.create()), or a LockTable bean"
+                            + " of your own built on one.");
+        }
+    }
+
+    private static String tableName(LockTableProperties properties) {
+        String table = properties.getTableName();
+        if (table == null || table.isBlank()) {
+            throw new LockTableConfigurationException(
+                    "The lock table has no name: locktable.table-name is not set.",
+                    "Set locktable.table-name to the DynamoDB table that holds the locks (its key attributes are"
+                            + " strings, named by locktable.partition-key and locktable.sort-key), or define a"
+                            + " LockTable bean of your own.");
+        }
+        table = table.trim();
+        if (table.length() < 3 || table.length() > MAX_NAME_LENGTH || !table.matches("[a-zA-Z0-9_.-]+")) {
+            throw new LockTableConfigurationException(
+                    "locktable.table-name '" + table + "' is not a valid DynamoDB table name.",
+                    "Set locktable.table-name to 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'.");
+        }
+        return table;
+    }
+
+    private static String partitionKey(LockTableProperties properties) {
+        String key = properties.getPartitionKey();
+        checkKey("locktable.partition-key", key);
+        return key;
+    }
+
+    private static String sortKey(LockTableProperties properties, String partitionKey) {
+        String key = properties.getSortKey();
+        if (key == null || key.isEmpty()) {
+            return null;
+        }
+        checkKey("locktable.sort-key", key);
+        if (key.equals(partitionKey)) {
+            throw new LockTableConfigurationException(
+                    "locktable.sort-key '" + key + "' is the same attribute as locktable.partition-key.",
+                    "Set locktable.sort-key to the table's sort key attribute, or leave it unset for a table without"
+                            + " one.");
+        }
+        return key;
+    }
+
+    private static void checkKey(String property, String key) {
+        if (key == null || key.isBlank() || key.length() > MAX_NAME_LENGTH) {
+            throw new LockTableConfigurationException(
+                    property + " '" + key + "' is not a valid attribute name.",
+                    "Set " + property + " to the name of the table's key attribute, 1 to 255 characters.");
+        }
+        if (LOCK_ATTRIBUTES.contains(key)) {
+            throw new LockTableConfigurationException(
+                    property + " '" + key + "' is the name of an attribute of the lock items " + LOCK_ATTRIBUTES + ".",
+                    "Use a table whose key attributes have other names (such as pk and sk), and set " + property
+                            + " to it.");
+        }
+    }
+
+    private static LockTableOptions options(
+            LockTableProperties properties, String defaultHolder, String partitionKey, String sortKey) {
+        LockTableOptions.Builder options = LockTableOptions.builder();
+        String holder = properties.getHolder() == null ? defaultHolder : properties.getHolder();
+        if (holder.isBlank() || holder.length() > MAX_HOLDER_LENGTH) {
+            throw new LockTableConfigurationException(
+                    "locktable.holder '" + holder + "' is blank or longer than " + MAX_HOLDER_LENGTH + " characters.",
+                    "Set locktable.holder to a readable name of this instance, such as orders@host-1, or leave it"
+                            + " unset for <spring.application.name>@<host>/<pid>.");
+        }
+        options.holder(holder);
+        String attribute = properties.getTimeToLive().getAttribute();
+        if (attribute != null && !attribute.isEmpty()) {
+            Duration retention = properties.getTimeToLive().getRetention();
+            if (attribute.isBlank()
+                    || LOCK_ATTRIBUTES.contains(attribute)
+                    || attribute.equals(partitionKey)
+                    || attribute.equals(sortKey)) {
+                throw new LockTableConfigurationException(
+                        "locktable.time-to-live.attribute '" + attribute + "' is blank, a key attribute or an"
+                                + " attribute of the lock items " + LOCK_ATTRIBUTES + ".",
+                        "Set locktable.time-to-live.attribute to the table's time-to-live attribute, such as"
+                                + " expiresAt, or leave it unset.");
+            }
+            if (retention == null || retention.isNegative()) {
+                throw new LockTableConfigurationException(
+                        "locktable.time-to-live.retention is " + retention + "; it must be zero or more.",
+                        "Set locktable.time-to-live.retention to how long an item outlives its last lease, such as"
+                                + " 7d.");
+            }
+            options.timeToLive(attribute, retention);
+        }
+        return options.build();
+    }
+
+    private static void prepare(DynamoDbClient client, LockTable locks, LockTableProperties properties) {
+        try {
+            if (properties.isCreateTable()) {
+                createIfMissing(client, locks);
+            }
+            locks.verify();
+        } catch (ResourceNotFoundException e) {
+            throw new LockTableConfigurationException(
+                    "The lock table '" + locks.tableName() + "' (locktable.table-name) does not exist"
+                            + endpoint(client) + ".",
+                    "Create it with a string partition key '" + locks.partitionKey() + "'"
+                            + locks.sortKey()
+                                    .map(k -> " and a string sort key '" + k + "'")
+                                    .orElse("")
+                            + ", or set locktable.table-name to an existing table. For development,"
+                            + " locktable.create-table=true creates it at startup.",
+                    e);
+        } catch (LockTableConfigurationException e) {
+            throw e;
+        } catch (IllegalStateException e) {
+            throw new LockTableConfigurationException(
+                    e.getMessage() + ".",
+                    "Set locktable.partition-key and locktable.sort-key to the table's key attributes (strings), or"
+                            + " set locktable.table-name to a table that fits; a lock table must have a single"
+                            + " writing region.",
+                    e);
+        } catch (SdkClientException e) {
+            log.warn(
+                    "Could not check the lock table '{}' at startup{}: {}. Locks and leaderships retry until it answers",
+                    locks.tableName(),
+                    endpoint(client),
+                    e.toString());
+        } catch (DynamoDbException e) {
+            if (e.isThrottlingException() || e.statusCode() >= 500) {
+                log.warn(
+                        "Could not check the lock table '{}' at startup: {}. Locks and leaderships retry",
+                        locks.tableName(),
+                        e.toString());
+                return;
+            }
+            throw new LockTableConfigurationException(
+                    "Checking the lock table '" + locks.tableName() + "' (locktable.table-name) failed: "
+                            + e.getMessage(),
+                    "Check the credentials and permissions of the DynamoDB client: the locks need"
+                            + " dynamodb:DescribeTable, GetItem and UpdateItem on the table.",
+                    e);
+        }
+    }
+
+    private static void createIfMissing(DynamoDbClient client, LockTable locks) {
+        String table = locks.tableName();
+        try {
+            client.describeTable(r -> r.tableName(table));
+            return;
+        } catch (ResourceNotFoundException e) {
+            // create it below
+        }
+        List<KeySchemaElement> keys = new ArrayList<>();
+        List<AttributeDefinition> attributes = new ArrayList<>();
+        addKey(keys, attributes, locks.partitionKey(), KeyType.HASH);
+        locks.sortKey().ifPresent(sortKey -> addKey(keys, attributes, sortKey, KeyType.RANGE));
+        try {
+            client.createTable(r -> r.tableName(table)
+                    .keySchema(keys)
+                    .attributeDefinitions(attributes)
+                    .billingMode(BillingMode.PAY_PER_REQUEST));
+            log.info("Created the lock table '{}' (locktable.create-table=true)", table);
+        } catch (ResourceInUseException e) {
+            log.debug("The lock table '{}' is being created by another instance", table);
+        }
+        client.waiter().waitUntilTableExists(r -> r.tableName(table));
+    }
+
+    private static void addKey(
+            List<KeySchemaElement> keys, List<AttributeDefinition> attributes, String name, KeyType type) {
+        keys.add(KeySchemaElement.builder().attributeName(name).keyType(type).build());
+        attributes.add(AttributeDefinition.builder()
+                .attributeName(name)
+                .attributeType(ScalarAttributeType.S)
+                .build());
+    }
+
+    private static String endpoint(DynamoDbClient client) {
+        StringBuilder where = new StringBuilder();
+        try {
+            DynamoDbServiceClientConfiguration configuration = client.serviceClientConfiguration();
+            configuration
+                    .endpointOverride()
+                    .ifPresent(uri -> where.append(" at ").append(uri));
+            if (configuration.region() != null) {
+                where.append(" in region ").append(configuration.region());
+            }
+        } catch (RuntimeException | LinkageError e) {
+            // a client that does not tell: describe nothing
+        }
+        return where.toString();
+    }
+}

@@ -1,0 +1,187 @@
+package io.locktable.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.locktable.LockTable;
+import io.locktable.spring.LeaderOnly;
+import io.locktable.spring.LeaderRunner;
+import io.locktable.test.DynamoDbEngine;
+import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.TestTable;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/** How {@code @LeaderOnly} declarations are read at startup: names, placeholders, leases, and the refused ones. */
+@DynamoDbEngineTest
+class LeaderOnlyDeclarationTest {
+
+    private final ApplicationContextRunner runner;
+
+    LeaderOnlyDeclarationTest(DynamoDbEngine engine, TestTable table) {
+        this.runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        LockTableDynamoDbClientAutoConfiguration.class,
+                        LockTableAutoConfiguration.class,
+                        LeaderOnlyAutoConfiguration.class))
+                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
+                .withPropertyValues(
+                        "locktable.table-name=" + table.name(), "locktable.sort-key=sk", "locktable.lease-duration=2s");
+    }
+
+    @Test
+    void namesDefaultToTheApplicationNameAndPlaceholdersResolve() {
+        runner.withPropertyValues("spring.application.name=orders", "jobs.report=nightly-report")
+                .withBean(Named.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(LeaderRunner.class).names())
+                            .containsExactly("nightly-report", "orders", "weekly");
+                });
+    }
+
+    @Test
+    void aClassBasedProxyCoversBeansWithInterfaces() {
+        runner.withPropertyValues("spring.application.name=orders")
+                .withBean(WithInterface.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(WithInterface.class).work()).isNull(); // not leading yet: skipped
+                });
+    }
+
+    @Test
+    void aPrimitiveReturnTypeFailsStartup() {
+        runner.withBean(Primitive.class).run(context -> {
+            FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
+            assertThat(analysis.getDescription())
+                    .isEqualTo("@LeaderOnly method " + Primitive.class.getName() + ".count() returns the primitive"
+                            + " int: a call skipped on an instance that does not lead has no value to return.");
+            assertThat(analysis.getAction())
+                    .isEqualTo("Declare it to return void, a wrapper type such as Integer (null when skipped) or an"
+                            + " Optional (empty when skipped).");
+        });
+    }
+
+    @Test
+    void aMissingNameFailsStartup() {
+        runner.withBean(Unnamed.class).run(context -> {
+            FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
+            assertThat(analysis.getDescription())
+                    .contains(Unnamed.class.getName() + ".run()")
+                    .contains("spring.application.name, which names it by default, is not set");
+            assertThat(analysis.getAction()).contains("@LeaderOnly(\"order-sweeper\")");
+        });
+    }
+
+    @Test
+    void anUnresolvedPlaceholderFailsStartup() {
+        runner.withBean(Unresolved.class)
+                .run(context -> assertThat(
+                                Analyses.of(context.getStartupFailure()).getDescription())
+                        .contains("has name '${jobs.missing}', whose placeholder does not resolve"));
+    }
+
+    @Test
+    void aLeaseOutOfRangeFailsStartup() {
+        runner.withBean(ShortLease.class)
+                .run(context -> assertThat(
+                                Analyses.of(context.getStartupFailure()).getDescription())
+                        .isEqualTo("@LeaderOnly method " + ShortLease.class.getName()
+                                + ".run() has leaseDuration 100ms, outside the range a lease may have, 1s to 1d."));
+    }
+
+    @Test
+    void twoLeasesForOneNameFailStartup() {
+        runner.withBean(TwoLeases.class)
+                .run(context -> assertThat(
+                                Analyses.of(context.getStartupFailure()).getDescription())
+                        .startsWith("The leadership 'shared' has two lease durations: "));
+    }
+
+    @Test
+    void aFinalMethodFailsStartup() {
+        runner.withBean(FinalMethod.class)
+                .run(context -> assertThat(
+                                Analyses.of(context.getStartupFailure()).getDescription())
+                        .contains(".run() is final: the proxy that checks the leadership cannot intercept it"));
+    }
+
+    @Test
+    void declarationsAreCheckedEvenWithoutARunner() {
+        runner.withPropertyValues("locktable.leader.enabled=false")
+                .withBean(Primitive.class)
+                .run(context -> assertThat(
+                                Analyses.of(context.getStartupFailure()).getDescription())
+                        .contains("returns the primitive int"));
+    }
+
+    @Test
+    void aLockTableIsAlwaysThere() {
+        runner.run(context -> assertThat(context).hasSingleBean(LockTable.class));
+    }
+
+    static class Named {
+        @LeaderOnly
+        public void byApplicationName() {}
+
+        @LeaderOnly("${jobs.report}")
+        public void byPlaceholder() {}
+
+        @LeaderOnly(name = "weekly", leaseDuration = "${jobs.lease:2s}")
+        public void byName() {}
+    }
+
+    /** An interface of the bean: the proxy is class-based all the same. */
+    interface Work {
+        String work();
+    }
+
+    static class WithInterface implements Work {
+        @Override
+        @LeaderOnly
+        public String work() {
+            return "ran";
+        }
+    }
+
+    static class Primitive {
+        @LeaderOnly("primitive")
+        public int count() {
+            return 1;
+        }
+    }
+
+    static class Unnamed {
+        @LeaderOnly
+        public void run() {}
+    }
+
+    static class Unresolved {
+        @LeaderOnly("${jobs.missing}")
+        public void run() {}
+    }
+
+    static class ShortLease {
+        @LeaderOnly(name = "short", leaseDuration = "100ms")
+        public void run() {}
+    }
+
+    static class TwoLeases {
+        @LeaderOnly(name = "shared", leaseDuration = "2s")
+        public void one() {}
+
+        @LeaderOnly(name = "shared", leaseDuration = "3s")
+        public Optional<String> two() {
+            return Optional.empty();
+        }
+    }
+
+    static class FinalMethod {
+        @LeaderOnly("final")
+        public final void run() {}
+    }
+}

@@ -1,0 +1,346 @@
+package io.locktable.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.locktable.Lease;
+import io.locktable.LeaseEnd;
+import io.locktable.LockTable;
+import io.locktable.LockTableListener;
+import io.locktable.spring.LeaderOnly;
+import io.locktable.spring.LeaderOnlyAdvisor;
+import io.locktable.spring.LeaderRunner;
+import io.locktable.test.DynamoDbEngine;
+import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.TestTable;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/** Conditions and back-off of the auto-configuration, against the real engine wherever a table is checked. */
+@DynamoDbEngineTest
+class LockTableAutoConfigurationTest {
+
+    private static final String ACCESS_KEY = "aws.accessKeyId";
+    private static final String SECRET_KEY = "aws.secretAccessKey";
+    private static boolean setCredentials;
+
+    private final DynamoDbEngine engine;
+    private final TestTable table;
+    private final ApplicationContextRunner runner;
+
+    LockTableAutoConfigurationTest(DynamoDbEngine engine, TestTable table) {
+        this.engine = engine;
+        this.table = table;
+        this.runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        LockTableDynamoDbClientAutoConfiguration.class,
+                        LockTableAutoConfiguration.class,
+                        LeaderOnlyAutoConfiguration.class))
+                .withPropertyValues(
+                        "locktable.table-name=" + table.name(),
+                        "locktable.sort-key=" + table.sortKey().orElse(""),
+                        "locktable.lease-duration=2s");
+    }
+
+    /** The fallback client uses the default credentials chain: give it dummy keys for a local engine. */
+    @BeforeAll
+    static void credentialsForLocalEngine() {
+        if (System.getProperty(ACCESS_KEY) == null) {
+            System.setProperty(ACCESS_KEY, "test");
+            System.setProperty(SECRET_KEY, "test");
+            setCredentials = true;
+        }
+    }
+
+    @AfterAll
+    static void clearCredentials() {
+        if (setCredentials) {
+            System.clearProperty(ACCESS_KEY);
+            System.clearProperty(SECRET_KEY);
+        }
+    }
+
+    private ApplicationContextRunner withEngineClient() {
+        return runner.withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}));
+    }
+
+    @Test
+    void buildsAClientWhenTheContextHasNone() {
+        runner.withPropertyValues(
+                        "locktable.dynamodb.endpoint=" + engine.endpoint(), "locktable.dynamodb.region=us-east-1")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(DynamoDbClient.class);
+                    DynamoDbClient client = context.getBean(DynamoDbClient.class);
+                    assertThat(client.serviceClientConfiguration().endpointOverride())
+                            .contains(engine.endpoint());
+                    assertThat(client.serviceClientConfiguration().region()).isEqualTo(Region.US_EAST_1);
+                    assertThat(context).hasSingleBean(LockTable.class).hasSingleBean(LeaderRunner.class);
+                    assertThat(context.getBean(LockTable.class).tableName()).isEqualTo(table.name());
+                });
+    }
+
+    @Test
+    void usesTheClientOfTheContext() {
+        List<String> operations = new CopyOnWriteArrayList<>();
+        ExecutionInterceptor recorder = new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                operations.add(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME));
+            }
+        };
+        runner.withBean(DynamoDbClient.class, () -> engine.newClient(o -> o.addExecutionInterceptor(recorder)))
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(DynamoDbClient.class);
+                    assertThat(context.getBean(DynamoDbClient.class)
+                                    .serviceClientConfiguration()
+                                    .endpointOverride())
+                            .contains(engine.endpoint());
+                    assertThat(operations)
+                            .as("verify() at startup, through the context's client")
+                            .contains("DescribeTable");
+                });
+    }
+
+    @Test
+    void usesTheLockTableOfTheContextWithoutNeedingProperties() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        LockTableDynamoDbClientAutoConfiguration.class,
+                        LockTableAutoConfiguration.class,
+                        LeaderOnlyAutoConfiguration.class))
+                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
+                .withBean(
+                        "myLocks",
+                        LockTable.class,
+                        () -> LockTable.builder(engine.client(), table.name(), table.partitionKey())
+                                .sortKey(table.sortKey().orElseThrow())
+                                .build())
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(LockTable.class);
+                    assertThat(context).getBean(LockTable.class).isSameAs(context.getBean("myLocks"));
+                    assertThat(context.getBean(LeaderRunner.class).lockTable()).isSameAs(context.getBean("myLocks"));
+                });
+    }
+
+    @Test
+    void missingTableNameIsDescribedWithThePropertyAndWhatToDo() {
+        new ApplicationContextRunner()
+                .withConfiguration(
+                        AutoConfigurations.of(LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
+                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
+                    assertThat(analysis.getDescription())
+                            .isEqualTo("The lock table has no name: locktable.table-name is not set.");
+                    assertThat(analysis.getAction())
+                            .startsWith("Set locktable.table-name to the DynamoDB table that holds the locks")
+                            .contains("or define a LockTable bean of your own");
+                });
+    }
+
+    @Test
+    void leaseOutOfRangeIsDescribed() {
+        withEngineClient().withPropertyValues("locktable.lease-duration=500ms").run(context -> {
+            FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
+            assertThat(analysis.getDescription())
+                    .isEqualTo("locktable.lease-duration is PT0.5S, outside the range a lease may have, 1s to 1d.");
+            assertThat(analysis.getAction()).startsWith("Set locktable.lease-duration from 1s to 1d");
+        });
+        withEngineClient()
+                .withPropertyValues("locktable.lease-duration=2d")
+                .run(context -> assertThat(
+                                Analyses.of(context.getStartupFailure()).getDescription())
+                        .startsWith("locktable.lease-duration is PT48H"));
+    }
+
+    @Test
+    void badKeyNamesAreDescribed() {
+        withEngineClient().withPropertyValues("locktable.partition-key=owner").run(context -> {
+            FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
+            assertThat(analysis.getDescription())
+                    .startsWith("locktable.partition-key 'owner' is the name of an attribute of the lock items");
+            assertThat(analysis.getAction()).contains("set locktable.partition-key");
+        });
+        withEngineClient()
+                .withPropertyValues("locktable.sort-key=pk")
+                .run(context -> assertThat(
+                                Analyses.of(context.getStartupFailure()).getDescription())
+                        .isEqualTo("locktable.sort-key 'pk' is the same attribute as locktable.partition-key."));
+        withEngineClient()
+                .withPropertyValues("locktable.table-name=a b")
+                .run(context -> assertThat(
+                                Analyses.of(context.getStartupFailure()).getDescription())
+                        .isEqualTo("locktable.table-name 'a b' is not a valid DynamoDB table name."));
+    }
+
+    @Test
+    void keysThatDoNotMatchTheTableAreDescribed() {
+        withEngineClient().withPropertyValues("locktable.sort-key=range").run(context -> {
+            FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
+            assertThat(analysis.getDescription())
+                    .contains("Table '" + table.name() + "' cannot hold locks")
+                    .contains("its sort key is 'sk', not 'range'");
+            assertThat(analysis.getAction()).startsWith("Set locktable.partition-key and locktable.sort-key");
+        });
+    }
+
+    @Test
+    void missingTableIsDescribedAndCreatedOnlyWhenAsked() {
+        String missing = "locktable-missing-" + UUID.randomUUID().toString().substring(0, 8);
+        withEngineClient().withPropertyValues("locktable.table-name=" + missing).run(context -> {
+            FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
+            assertThat(analysis.getDescription())
+                    .startsWith("The lock table '" + missing + "' (locktable.table-name) does not exist at "
+                            + engine.endpoint());
+            assertThat(analysis.getAction())
+                    .contains("a string partition key 'pk' and a string sort key 'sk'")
+                    .contains("locktable.create-table=true");
+        });
+        try {
+            withEngineClient()
+                    .withPropertyValues("locktable.table-name=" + missing, "locktable.create-table=true")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        LockTable locks = context.getBean(LockTable.class);
+                        assertThat(locks.tryAcquire("created", Duration.ofSeconds(2)))
+                                .hasValueSatisfying(lease ->
+                                        assertThat(lease.fencingToken()).isEqualTo(1));
+                    });
+        } finally {
+            engine.deleteTable(missing);
+        }
+    }
+
+    @Test
+    void refusesADaxClient() {
+        runner.withBean(DynamoDbClient.class, FakeDaxClient::new).run(context -> {
+            FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
+            assertThat(analysis.getDescription())
+                    .startsWith("The DynamoDbClient of the context is a DAX client (" + FakeDaxClient.class.getName())
+                    .contains("not strongly consistent");
+            assertThat(analysis.getAction()).startsWith("Define a plain DynamoDbClient bean for the locks");
+        });
+    }
+
+    @Test
+    void leaderDisabledMeansNoRunnerAndSkippedCalls() {
+        withEngineClient()
+                .withPropertyValues("locktable.leader.enabled=false")
+                .withBean(Job.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(LockTable.class);
+                    assertThat(context).doesNotHaveBean(LeaderRunner.class);
+                    assertThat(context).hasSingleBean(LeaderOnlyAdvisor.class);
+                    Job job = context.getBean(Job.class);
+                    assertThat(job.run()).isNull();
+                    assertThat(job.maybe()).isEmpty();
+                    assertThat(job.calls).isZero();
+                });
+    }
+
+    @Test
+    void backsOffForARunnerAndAnAdvisorOfTheContext() {
+        withEngineClient()
+                .withBean(
+                        "myRunner",
+                        LeaderRunner.class,
+                        () -> new LeaderRunner(LockTable.builder(engine.client(), table.name(), "pk")
+                                .sortKey("sk")
+                                .build()))
+                .withBean(
+                        "myAdvisor", LeaderOnlyAdvisor.class, () -> new LeaderOnlyAdvisor(() -> Duration.ofSeconds(5)))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).getBean(LeaderRunner.class).isSameAs(context.getBean("myRunner"));
+                    assertThat(context).getBean(LeaderOnlyAdvisor.class).isSameAs(context.getBean("myAdvisor"));
+                });
+    }
+
+    @Test
+    void worksWithoutActuatorNorMicrometer() {
+        withEngineClient()
+                .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate", "io.micrometer"))
+                .withBean(Job.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context)
+                            .hasSingleBean(LockTable.class)
+                            .hasSingleBean(LeaderRunner.class)
+                            .hasSingleBean(LeaderOnlyAdvisor.class);
+                });
+    }
+
+    @Test
+    void listenerBeansHearTheLockTableAndClosingReleasesItsLeases() {
+        List<String> heard = new CopyOnWriteArrayList<>();
+        LockTableListener listener = new LockTableListener() {
+            @Override
+            public void onAcquired(Lease lease, boolean tookOver) {
+                heard.add("acquired " + lease.name());
+            }
+
+            @Override
+            public void onReleased(Lease lease) {
+                heard.add("released " + lease.name());
+            }
+        };
+        String name = "held-at-close-" + UUID.randomUUID();
+        withEngineClient().withBean(LockTableListener.class, () -> listener).run(context -> {
+            Lease lease = context.getBean(LockTable.class)
+                    .tryAcquire(name, Duration.ofSeconds(2))
+                    .orElseThrow();
+            assertThat(heard).containsExactly("acquired " + name);
+            context.close();
+            assertThat(lease.end()).contains(LeaseEnd.CLOSED);
+        });
+        try (LockTable other = LockTable.builder(engine.client(), table.name(), "pk")
+                .sortKey("sk")
+                .build()) {
+            assertThat(other.tryAcquire(name, Duration.ofSeconds(2)))
+                    .as("released on close")
+                    .isPresent();
+        }
+    }
+
+    @Test
+    void registersBothFailureAnalyzers() {
+        assertThat(Analyses.registered())
+                .extracting(analyzer -> analyzer.getClass().getName())
+                .contains(
+                        "io.locktable.spring.autoconfigure.LockTableFailureAnalyzer",
+                        "io.locktable.spring.LeaderOnlyFailureAnalyzer");
+    }
+
+    /** A bean with {@code @LeaderOnly} methods; public so that a proxy in a FilteredClassLoader can extend it. */
+    public static class Job {
+        volatile int calls;
+
+        @LeaderOnly("job")
+        public String run() {
+            calls++;
+            return "ran";
+        }
+
+        @LeaderOnly("job")
+        public Optional<String> maybe() {
+            calls++;
+            return Optional.of("ran");
+        }
+    }
+}
