@@ -125,4 +125,24 @@ class RenewalTest {
         assertThat(lease.whenEnded().get(2, TimeUnit.SECONDS)).isEqualTo(LeaseEnd.EXPIRED);
         await().atMost(Duration.ofSeconds(3)).until(() -> !contenders.item(name).containsKey("owner"));
     }
+
+    @Test
+    void aRenewalBlockedOnALateReplyDelaysNoLeasesExpiry() throws Exception {
+        Contenders.Contender a = contenders.add(builder -> builder.schedulerThreads(1));
+        Lease first = a.locks().tryAcquire(Contenders.lockName(), LEASE).orElseThrow();
+        Lease second = a.locks().tryAcquire(Contenders.lockName(), LEASE).orElseThrow();
+        long acquired = System.nanoTime();
+        // the first renewal holds the only worker thread for two leases
+        a.faults().delayReply("UpdateItem", LEASE.multipliedBy(2), 1);
+
+        LeaseEnd firstEnd = first.whenEnded().get(LEASE.multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS);
+        LeaseEnd secondEnd = second.whenEnded().get(LEASE.multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS);
+        Duration ended = Duration.ofNanos(System.nanoTime() - acquired);
+
+        assertThat(firstEnd).isEqualTo(LeaseEnd.EXPIRED);
+        assertThat(secondEnd).isEqualTo(LeaseEnd.EXPIRED);
+        assertThat(ended)
+                .as("both end by their lease end, not when the worker is free again")
+                .isLessThan(LEASE.plusMillis(500));
+    }
 }
