@@ -20,7 +20,9 @@ import software.amazon.awssdk.regions.Region;
  *   <li>{@code endpoint}: the URL of {@code locktable.test.endpoint} / {@code LOCKTABLE_TEST_ENDPOINT}, in the
  *       region of {@code locktable.test.region} / {@code AWS_REGION} (default {@code us-east-1}), with dummy
  *       credentials on loopback and the default credentials chain elsewhere; its capabilities come from {@code
- *       locktable.test.capabilities} (a comma list of {@link EngineCapability} names).
+ *       locktable.test.capabilities} (a comma list of {@link EngineCapability} names);
+ *   <li>{@code container}: an image started with Testcontainers where Docker runs, see {@code
+ *       locktable.test.image}; it says so clearly where Docker is absent.
  * </ul>
  */
 public final class DynamoDbEngines {
@@ -66,6 +68,20 @@ public final class DynamoDbEngines {
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")),
                 EnumSet.noneOf(EngineCapability.class),
                 "");
+    }
+
+    private static DynamoDbEngine container() {
+        try {
+            Class.forName("org.testcontainers.DockerClientFactory");
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("The container engine needs org.testcontainers:testcontainers on the"
+                    + " test class path: add it as a test dependency, or use -Dlocktable.test.engine=dynalite");
+        }
+        String port = setting("locktable.test.image.port", "LOCKTABLE_TEST_IMAGE_PORT");
+        return ContainerEngines.start(
+                setting("locktable.test.image", "LOCKTABLE_TEST_IMAGE"),
+                port == null || port.isBlank() ? 8000 : Integer.parseInt(port.trim()),
+                capabilities());
     }
 
     private static DynamoDbEngine endpoint() {

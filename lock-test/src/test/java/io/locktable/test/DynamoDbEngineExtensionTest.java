@@ -95,7 +95,17 @@ class DynamoDbEngineExtensionTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("oracle")
                 .hasMessageContaining("dynalite");
-        assertThatThrownBy(() -> DynamoDbEngines.select("container")).hasMessageContaining("not available");
+        assertThatThrownBy(() -> ContainerEngines.start("", 8000, java.util.Set.of()))
+                .hasMessageContaining("locktable.test.image");
+    }
+
+    @Test
+    void theContainerEngineSaysClearlyWhenDockerIsAbsent() {
+        org.junit.jupiter.api.Assumptions.assumeFalse(ContainerEngines.dockerAvailable(), "Docker runs here");
+        assertThatThrownBy(() -> ContainerEngines.start("amazon/dynamodb-local", 8000, java.util.Set.of()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Docker")
+                .hasMessageContaining("dynalite");
     }
 
     @Test
