@@ -203,7 +203,7 @@ public final class LockTable implements AutoCloseable {
      * holder has not renewed it for a whole lease.
      *
      * <p><b>Polling.</b> While another holder has the lock it reads the item every third of that holder's lease, or
-     * every 10 seconds if that is sooner, with jitter, and takes the lock over once the holder has not renewed it
+     * every 10 seconds if that is sooner, plus up to a tenth of jitter, and takes the lock over once the holder has not renewed it
      * for a whole lease, measured on this process's monotonic clock from the first time it saw that record version.
      * The wait sends one strongly consistent {@code GetItem} per poll and no write while the holder renews.
      *
@@ -306,14 +306,17 @@ public final class LockTable implements AutoCloseable {
         }
     }
 
-    /** A third of the holder's lease, at most 10 s, less up to a fifth of jitter; never past the holder's due time. */
+    /**
+     * A third of the holder's lease (at most 10 s) plus up to a tenth of jitter, so contenders don't move in step and
+     * none reads more than once per third of the lease; never past the holder's due time.
+     */
     private static long pollPause(Acquirer.Busy busy) {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         if (busy.holderLeaseNanos() < 0) {
             return RACE_RETRY_NANOS + random.nextLong(RACE_RETRY_NANOS);
         }
         long interval = Math.min(busy.holderLeaseNanos() / 3, MAX_POLL_NANOS);
-        long jittered = interval - random.nextLong(interval / 5 + 1);
+        long jittered = interval + random.nextLong(interval / 10 + 1);
         long untilDue = busy.untilDueNanos() + random.nextLong(RACE_RETRY_NANOS / 5 + 1);
         return Math.max(1, Math.min(jittered, untilDue));
     }

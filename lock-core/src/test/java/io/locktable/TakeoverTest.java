@@ -92,7 +92,7 @@ class TakeoverTest {
                 .isNotEmpty()
                 .containsOnly("GetItem");
         // one read every third of the lease at most, over the wait, plus the fallback read of the first attempt
-        long maxReads = wait.toMillis() / (POLL.toMillis() * 4 / 5) + 2;
+        long maxReads = wait.toMillis() / POLL.toMillis() + 2;
         assertThat(waiting.requests().count("GetItem")).isBetween(3L, maxReads);
         // the holder renews every third of its lease
         assertThat(holder.requests().count("UpdateItem")).isGreaterThanOrEqualTo(1 + 6);

@@ -117,6 +117,6 @@ public final class DynamoDbEngines {
 
     private static String setting(String property, String environment) {
         String value = System.getProperty(property);
-        return value != null ? value : System.getenv(environment);
+        return value != null && !value.isBlank() ? value : System.getenv(environment);
     }
 }
