@@ -1,11 +1,13 @@
 package io.locktable.test;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.core.retry.backoff.FixedDelayBackoffStrategy;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -16,6 +18,7 @@ import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
 
 /** An engine reached at one endpoint with one region and one set of credentials. */
 final class HttpEngine implements DynamoDbEngine {
@@ -104,7 +107,13 @@ final class HttpEngine implements DynamoDbEngine {
                 .keySchema(keys)
                 .attributeDefinitions(attributes)
                 .billingMode(BillingMode.PAY_PER_REQUEST));
-        client.waiter().waitUntilTableExists(r -> r.tableName(table));
+        try (DynamoDbWaiter waiter = DynamoDbWaiter.builder()
+                .client(client)
+                .overrideConfiguration(o ->
+                        o.maxAttempts(600).backoffStrategy(FixedDelayBackoffStrategy.create(Duration.ofMillis(100))))
+                .build()) {
+            waiter.waitUntilTableExists(r -> r.tableName(table));
+        }
         return new TestTable(
                 table, partitionKey, hasSortKey ? java.util.Optional.of(sortKey) : java.util.Optional.empty(), this);
     }

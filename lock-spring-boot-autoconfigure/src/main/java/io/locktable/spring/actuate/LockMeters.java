@@ -1,0 +1,130 @@
+package io.locktable.spring.actuate;
+
+import io.locktable.AcquireOutcome;
+import io.locktable.Lease;
+import io.locktable.LeaseEnd;
+import io.locktable.LockTable;
+import io.locktable.spring.LeaderRunner;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** The {@code locktable.*} meters of one lock table in one registry (see {@link LockTableMetrics}). */
+final class LockMeters {
+
+    private final MeterRegistry registry;
+    private final LockTable locks;
+    private final LeaderRunner runner;
+    private final Set<String> leaders = ConcurrentHashMap.newKeySet();
+    private final Map<String, Gauge> fences = new HashMap<>(); // guarded by this
+
+    LockMeters(MeterRegistry registry, LockTable locks, LeaderRunner runner) {
+        this.registry = registry;
+        this.locks = locks;
+        this.runner = runner;
+        Gauge.builder(
+                        "locktable.leases.held",
+                        locks,
+                        table -> table.heldLeases().size())
+                .description("The leases this instance holds")
+                .baseUnit("leases")
+                .strongReference(true)
+                .register(registry);
+        if (runner != null) {
+            runner.names().forEach(this::tag);
+        }
+        locks.heldLeases().forEach(this::acquired);
+    }
+
+    /** The lock tag of a name: the name for a name of the leader runner, whose meters it registers; else other. */
+    String tag(String name) {
+        if (leaders.contains(name)) {
+            return name;
+        }
+        if (runner == null || !runner.names().contains(name)) {
+            return LockTableMetrics.OTHER;
+        }
+        if (leaders.add(name)) {
+            Gauge.builder("locktable.leader", runner, r -> r.isLeader(name) ? 1 : 0)
+                    .description("1 while this instance leads the name, else 0")
+                    .tag("lock", name)
+                    .strongReference(true)
+                    .register(registry);
+            FunctionCounter.builder("locktable.leader.skipped", runner, r -> r.skipped(name))
+                    .description("@LeaderOnly calls skipped because this instance did not lead")
+                    .tag("lock", name)
+                    .register(registry);
+        }
+        return name;
+    }
+
+    void seen(String name) {
+        tag(name);
+    }
+
+    synchronized void acquired(Lease lease) {
+        String tag = tag(lease.name());
+        fences.computeIfAbsent(
+                tag,
+                t -> Gauge.builder("locktable.lease.fencing.token", () -> highestToken(t))
+                        .description("The fencing token of the lease this instance holds")
+                        .tag("lock", t)
+                        .register(registry));
+    }
+
+    void acquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {
+        Timer.builder("locktable.acquire")
+                .description("Calls of tryAcquire and acquire")
+                .tag("lock", tag(name))
+                .tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
+                .register(registry)
+                .record(elapsed);
+    }
+
+    void renewal(Lease lease, boolean success) {
+        Counter.builder("locktable.renewals")
+                .description("Lease renewals")
+                .tag("lock", tag(lease.name()))
+                .tag("outcome", success ? "success" : "failure")
+                .register(registry)
+                .increment();
+    }
+
+    void lost(Lease lease, LeaseEnd reason) {
+        Counter.builder("locktable.leases.lost")
+                .description("Leases that ended without a release")
+                .tag("lock", tag(lease.name()))
+                .tag("reason", reason.name().toLowerCase(Locale.ROOT))
+                .register(registry)
+                .increment();
+        ended(lease);
+    }
+
+    /** After a lease ended (the table no longer lists it): removes its lock's gauge if no lease of it is left. */
+    synchronized void ended(Lease lease) {
+        String tag = tag(lease.name());
+        if (Double.isNaN(highestToken(tag))) {
+            Gauge gauge = fences.remove(tag);
+            if (gauge != null) {
+                registry.remove(gauge);
+            }
+        }
+    }
+
+    private double highestToken(String tag) {
+        OptionalLong highest = locks.heldLeases().stream()
+                .filter(lease -> tag(lease.name()).equals(tag))
+                .mapToLong(Lease::fencingToken)
+                .max();
+        return highest.isPresent() ? highest.getAsLong() : Double.NaN;
+    }
+}

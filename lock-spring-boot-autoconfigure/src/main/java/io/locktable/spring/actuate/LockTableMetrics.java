@@ -1,0 +1,170 @@
+package io.locktable.spring.actuate;
+
+import io.locktable.AcquireOutcome;
+import io.locktable.Lease;
+import io.locktable.LeaseEnd;
+import io.locktable.LockRecord;
+import io.locktable.LockTable;
+import io.locktable.LockTableListener;
+import io.locktable.spring.LeaderOnly;
+import io.locktable.spring.LeaderRunner;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code locktable.*} meters of a lock table and its leader runner:
+ *
+ * <ul>
+ *   <li>gauge {@code locktable.leases.held}: how many leases this instance holds;
+ *   <li>gauge {@code locktable.lease.fencing.token{lock}}: the fencing token of the lease held, removed when it is
+ *       released or lost;
+ *   <li>gauge {@code locktable.leader{lock}}: 1 while this instance leads the name, else 0;
+ *   <li>timer {@code locktable.acquire{lock,outcome}}: each {@code tryAcquire} or {@code acquire} call, with outcome
+ *       {@code acquired}, {@code taken_over}, {@code busy}, {@code timeout} or {@code error};
+ *   <li>counter {@code locktable.renewals{lock,outcome}}: renewals, outcome {@code success} or {@code failure};
+ *   <li>counter {@code locktable.leases.lost{lock,reason}}: leases that ended without a release, reason {@code
+ *       lost} or {@code expired};
+ *   <li>counter {@code locktable.leader.skipped{lock}}: {@link LeaderOnly} calls skipped because this instance did
+ *       not lead.
+ * </ul>
+ *
+ * <p>The {@code lock} tag is the lock's name only for the names of the leader runner (those of the {@link
+ * LeaderOnly} methods); every other lock is tagged {@value #OTHER}, which keeps the number of series bounded.
+ *
+ * <p>The values come from the lock table's events, which reach this binder as a {@link LockTableListener} (the
+ * auto-configured lock table calls every listener bean), and from the leader runner and the lock table's memory;
+ * nothing is read from DynamoDB for a scrape. Thread-safe.
+ */
+public final class LockTableMetrics implements MeterBinder, LockTableListener {
+
+    /** The {@code lock} tag of every lock that is not a name of the leader runner. */
+    public static final String OTHER = "other";
+
+    private static final Logger log = LoggerFactory.getLogger(LockTableMetrics.class);
+
+    private final Supplier<LockTable> locks;
+    private final Supplier<LeaderRunner> runner;
+    private final List<LockMeters> bound = new CopyOnWriteArrayList<>();
+
+    /**
+     * Creates the binder. The suppliers are asked when it is bound to a registry, so the binder may be created
+     * before the lock table (it is one of the lock table's listeners).
+     *
+     * @param locks the lock table, asked when bound; a null answer binds nothing
+     * @param runner the leader runner, asked when bound; null when there is none
+     */
+    public LockTableMetrics(Supplier<LockTable> locks, Supplier<LeaderRunner> runner) {
+        this.locks = Objects.requireNonNull(locks, "locks");
+        this.runner = Objects.requireNonNull(runner, "runner");
+    }
+
+    /**
+     * Registers the meters with a registry.
+     *
+     * @param registry the registry
+     */
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        LockTable table = locks.get();
+        if (table == null) {
+            log.debug("No lock table: no locktable.* meters in {}", registry);
+            return;
+        }
+        bound.add(new LockMeters(registry, table, runner.get()));
+    }
+
+    private void each(Consumer<LockMeters> event) {
+        for (LockMeters meters : bound) {
+            event.accept(meters);
+        }
+    }
+
+    /**
+     * Adds the fencing-token gauge of the lease's lock.
+     *
+     * @param lease the new lease
+     * @param tookOver whether it was taken over
+     */
+    @Override
+    public void onAcquired(Lease lease, boolean tookOver) {
+        each(m -> m.acquired(lease));
+    }
+
+    /**
+     * Notes a name of the leader runner that another holder leads.
+     *
+     * @param name the lock
+     * @param holder the item as seen
+     */
+    @Override
+    public void onBusy(String name, LockRecord holder) {
+        each(m -> m.seen(name));
+    }
+
+    /**
+     * Records the call in {@code locktable.acquire}.
+     *
+     * @param name the lock
+     * @param outcome how the call ended
+     * @param elapsed how long it took
+     */
+    @Override
+    public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {
+        each(m -> m.acquireFinished(name, outcome, elapsed));
+    }
+
+    /**
+     * Counts a successful renewal.
+     *
+     * @param lease the lease
+     */
+    @Override
+    public void onRenewed(Lease lease) {
+        each(m -> m.renewal(lease, true));
+    }
+
+    /**
+     * Counts a failed renewal.
+     *
+     * @param lease the lease
+     * @param error the error
+     */
+    @Override
+    public void onRenewalFailed(Lease lease, Exception error) {
+        each(m -> m.renewal(lease, false));
+    }
+
+    /**
+     * Counts the loss and removes the lock's fencing-token gauge when no lease of it is left.
+     *
+     * @param lease the lease
+     * @param reason lost or expired
+     */
+    @Override
+    public void onLost(Lease lease, LeaseEnd reason) {
+        each(m -> m.lost(lease, reason));
+    }
+
+    /**
+     * Removes the lock's fencing-token gauge when no lease of it is left.
+     *
+     * @param lease the lease
+     */
+    @Override
+    public void onReleased(Lease lease) {
+        each(m -> m.ended(lease));
+    }
+
+    @Override
+    public String toString() {
+        return "LockTableMetrics[" + bound.size() + " registries]";
+    }
+}

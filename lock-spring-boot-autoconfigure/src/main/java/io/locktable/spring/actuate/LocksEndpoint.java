@@ -1,0 +1,232 @@
+package io.locktable.spring.actuate;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.locktable.Lease;
+import io.locktable.LockItemConflictException;
+import io.locktable.LockRecord;
+import io.locktable.LockTable;
+import io.locktable.spring.LeaderRunner;
+import io.locktable.spring.LeadershipState;
+import io.locktable.spring.LeadershipStatus;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+/**
+ * The {@code locks} actuator endpoint: who holds what. {@code GET /actuator/locks} shows the table, this instance's
+ * owner id and holder name, every lease it holds and every leadership of its {@link LeaderRunner}; {@code GET
+ * /actuator/locks/{name}} shows one lock's item as stored (one strongly consistent read) beside this instance's
+ * lease of it, or answers 404 when the lock has no item; {@code POST /actuator/locks/{name}} steps down from that
+ * leadership ({@link LeaderRunner#yield(String)}).
+ *
+ * <p>Its default access is {@link Access#READ_ONLY}: the step-down exists only with {@code
+ * management.endpoint.locks.access=unrestricted}. Durations are ISO-8601 ({@code PT24.1S}), instants ISO-8601 in UTC
+ * ({@code 2026-12-02T10:00:00Z}), to the millisecond; absent values are {@code null}.
+ */
+@Endpoint(id = "locks", defaultAccess = Access.READ_ONLY)
+public final class LocksEndpoint {
+
+    private static final int STATUS_CONFLICT = 409;
+
+    private final LockTable locks;
+    private final LeaderRunner runner;
+
+    /**
+     * Creates the endpoint.
+     *
+     * @param locks the lock table to show
+     * @param runner the leader runner whose leaderships to show, or null when there is none ({@code
+     *     locktable.leader.enabled=false})
+     */
+    public LocksEndpoint(LockTable locks, LeaderRunner runner) {
+        this.locks = Objects.requireNonNull(locks, "locks");
+        this.runner = runner;
+    }
+
+    /**
+     * What this instance holds and leads. Reads nothing from DynamoDB.
+     *
+     * @return the table, this instance's identity, its leases and its leaderships
+     */
+    @ReadOperation
+    public LocksDescriptor locks() {
+        List<LeaseDescriptor> leases = locks.heldLeases().stream()
+                .sorted(Comparator.comparing(Lease::name).thenComparingLong(Lease::fencingToken))
+                .map(this::describe)
+                .toList();
+        List<LeaderDescriptor> leaders = runner == null
+                ? List.of()
+                : runner.names().stream()
+                        .map(runner::status)
+                        .flatMap(Optional::stream)
+                        .map(LeaderDescriptor::of)
+                        .toList();
+        return new LocksDescriptor(
+                locks.tableName(),
+                locks.partitionKey(),
+                locks.sortKey().orElse(null),
+                locks.owner(),
+                locks.options().holder().orElse(null),
+                leases,
+                leaders);
+    }
+
+    /**
+     * One lock: its item as stored, read with one strongly consistent {@code GetItem}, and this instance's lease of
+     * it.
+     *
+     * @param name the name of the lock
+     * @return the lock, a 404 response when the lock has no item, or a 409 response when the item at the lock's key
+     *     is not a lock item
+     */
+    @ReadOperation
+    public WebEndpointResponse<LockDescriptor> lock(@Selector String name) {
+        Optional<LockRecord> stored;
+        try {
+            stored = locks.read(name);
+        } catch (LockItemConflictException e) {
+            return new WebEndpointResponse<>(STATUS_CONFLICT);
+        }
+        if (stored.isEmpty()) {
+            return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+        }
+        LeaseDescriptor local = locks.heldLeases().stream()
+                .filter(lease -> lease.name().equals(name))
+                .max(Comparator.comparingLong(Lease::fencingToken))
+                .map(this::describe)
+                .orElse(null);
+        return new WebEndpointResponse<>(new LockDescriptor(name, StoredDescriptor.of(stored.get()), local));
+    }
+
+    /**
+     * Steps down from a leadership so that another instance takes it: waits for the calls in flight, releases the
+     * lease and keeps this instance out of the election for two leases. Exists only with {@code
+     * management.endpoint.locks.access=unrestricted}.
+     *
+     * @param name the name of the leadership
+     * @return the leadership's status afterwards, or a 404 response when this instance has no leadership of that
+     *     name
+     */
+    @WriteOperation
+    public WebEndpointResponse<LeaderDescriptor> stepDown(@Selector String name) {
+        if (runner == null || runner.status(name).isEmpty()) {
+            return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+        }
+        runner.yield(name);
+        return runner.status(name)
+                .map(status -> new WebEndpointResponse<>(LeaderDescriptor.of(status)))
+                .orElseGet(() -> new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND));
+    }
+
+    private LeaseDescriptor describe(Lease lease) {
+        boolean leader = runner != null
+                && runner.lease(lease.name()).filter(led -> led == lease).isPresent();
+        return new LeaseDescriptor(
+                lease.name(),
+                lease.fencingToken(),
+                Iso.instant(lease.acquiredAt()),
+                Iso.instant(lease.renewedAt()),
+                Iso.duration(lease.remaining()),
+                leader);
+    }
+
+    /**
+     * The response of {@code GET /actuator/locks}.
+     *
+     * @param table the DynamoDB table of the locks
+     * @param partitionKey its partition key attribute
+     * @param sortKey its sort key attribute, or null
+     * @param owner the owner id this instance writes to the items it holds
+     * @param holder the readable name of this instance, or null
+     * @param leases the leases this instance holds, by name
+     * @param leaders the leaderships of this instance's leader runner, by name
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record LocksDescriptor(
+            String table,
+            String partitionKey,
+            String sortKey,
+            String owner,
+            String holder,
+            List<LeaseDescriptor> leases,
+            List<LeaderDescriptor> leaders)
+            implements OperationResponseBody {}
+
+    /**
+     * A lease this instance holds.
+     *
+     * @param name the lock
+     * @param fencingToken the fencing token of the acquisition
+     * @param acquiredAt when it was acquired, ISO-8601 UTC
+     * @param renewedAt when it was last renewed, ISO-8601 UTC
+     * @param remaining how much of the lease is left unless renewed, ISO-8601
+     * @param leader whether it is the lease of one of the leader runner's terms
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record LeaseDescriptor(
+            String name, long fencingToken, String acquiredAt, String renewedAt, String remaining, boolean leader)
+            implements OperationResponseBody {}
+
+    /**
+     * A leadership of the leader runner.
+     *
+     * @param name the name of the leadership
+     * @param state LEADING, FOLLOWING or STOPPED
+     * @param terms how many terms this instance has won
+     * @param lastError the last error of the leadership, or null
+     * @param lastErrorAt when it happened, ISO-8601 UTC, or null
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record LeaderDescriptor(String name, LeadershipState state, long terms, String lastError, String lastErrorAt)
+            implements OperationResponseBody {
+
+        static LeaderDescriptor of(LeadershipStatus status) {
+            return new LeaderDescriptor(
+                    status.name(),
+                    status.state(),
+                    status.terms(),
+                    status.lastError().orElse(null),
+                    status.lastErrorAt().map(Iso::instant).orElse(null));
+        }
+    }
+
+    /**
+     * The response of {@code GET /actuator/locks/{name}}.
+     *
+     * @param name the lock
+     * @param stored its item as stored
+     * @param local this instance's lease of it, or null
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record LockDescriptor(String name, StoredDescriptor stored, LeaseDescriptor local)
+            implements OperationResponseBody {}
+
+    /**
+     * A lock item as stored.
+     *
+     * @param owner the owner id of its holder, or null when it is free
+     * @param holder the readable name of its holder, or null
+     * @param fencingToken the fencing token of its last acquisition
+     * @param leaseDuration the lease its last holder asked for, ISO-8601
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record StoredDescriptor(String owner, String holder, long fencingToken, String leaseDuration)
+            implements OperationResponseBody {
+
+        static StoredDescriptor of(LockRecord stored) {
+            return new StoredDescriptor(
+                    stored.owner().orElse(null),
+                    stored.holder().orElse(null),
+                    stored.fencingToken(),
+                    Iso.duration(stored.leaseDuration()));
+        }
+    }
+}

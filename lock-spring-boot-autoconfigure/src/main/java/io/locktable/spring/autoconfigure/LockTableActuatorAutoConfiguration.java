@@ -1,0 +1,33 @@
+package io.locktable.spring.autoconfigure;
+
+import io.locktable.LockTable;
+import io.locktable.spring.LeaderRunner;
+import io.locktable.spring.actuate.LocksEndpoint;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The {@code locks} actuator endpoint ({@link LocksEndpoint}), when Spring Boot's actuator is on the class path and
+ * the endpoint is available: exposed ({@code management.endpoints.web.exposure.include=locks}) and not switched
+ * off ({@code management.endpoint.locks.access=none}). Backs off when the context has a {@code LocksEndpoint}.
+ */
+@AutoConfiguration(after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class})
+@ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class, LockTable.class})
+public final class LockTableActuatorAutoConfiguration {
+
+    LockTableActuatorAutoConfiguration() {}
+
+    @Bean
+    @ConditionalOnAvailableEndpoint
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(LockTable.class)
+    LocksEndpoint locksEndpoint(LockTable lockTable, ObjectProvider<LeaderRunner> leaderRunner) {
+        return new LocksEndpoint(lockTable, leaderRunner.getIfUnique());
+    }
+}

@@ -1,0 +1,37 @@
+package io.locktable.spring.autoconfigure;
+
+import io.locktable.LockTable;
+import io.locktable.spring.LeaderRunner;
+import io.locktable.spring.actuate.LockTableHealthIndicator;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The {@code locktable} health indicator ({@link LockTableHealthIndicator}), when Spring Boot's health module is on
+ * the class path, unless {@code management.health.locktable.enabled=false}. The indicator is a listener of the
+ * auto-configured lock table. Backs off when the context has a bean named {@code locktableHealthIndicator} or
+ * {@code locktableHealthContributor}, or a {@code LockTableHealthIndicator}.
+ */
+@AutoConfiguration(after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class})
+@ConditionalOnClass({HealthIndicator.class, LockTable.class})
+@ConditionalOnBean(LockTable.class)
+public final class LockTableHealthAutoConfiguration {
+
+    LockTableHealthAutoConfiguration() {}
+
+    @Bean
+    @ConditionalOnEnabledHealthIndicator("locktable")
+    @ConditionalOnMissingBean(
+            value = LockTableHealthIndicator.class,
+            name = {"locktableHealthIndicator", "locktableHealthContributor"})
+    LockTableHealthIndicator locktableHealthIndicator(
+            ObjectProvider<LockTable> lockTable, ObjectProvider<LeaderRunner> leaderRunner) {
+        return new LockTableHealthIndicator(lockTable::getIfUnique, leaderRunner::getIfUnique);
+    }
+}

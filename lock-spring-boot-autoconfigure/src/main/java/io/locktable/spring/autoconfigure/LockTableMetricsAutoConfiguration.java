@@ -1,0 +1,36 @@
+package io.locktable.spring.autoconfigure;
+
+import io.locktable.LockTable;
+import io.locktable.spring.LeaderRunner;
+import io.locktable.spring.actuate.LockTableMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The {@code locktable.*} Micrometer meters ({@link LockTableMetrics}), when Micrometer is on the class path and the
+ * context has a {@link MeterRegistry} (as Spring Boot's metrics auto-configuration provides). The binder is a
+ * listener of the auto-configured lock table. Backs off when the context has a {@code LockTableMetrics}.
+ */
+@AutoConfiguration(
+        after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class},
+        afterName = {
+            "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
+        })
+@ConditionalOnClass({MeterRegistry.class, LockTable.class})
+@ConditionalOnBean({LockTable.class, MeterRegistry.class})
+public final class LockTableMetricsAutoConfiguration {
+
+    LockTableMetricsAutoConfiguration() {}
+
+    @Bean
+    @ConditionalOnMissingBean
+    LockTableMetrics lockTableMetrics(ObjectProvider<LockTable> lockTable, ObjectProvider<LeaderRunner> leaderRunner) {
+        return new LockTableMetrics(lockTable::getIfUnique, leaderRunner::getIfUnique);
+    }
+}
