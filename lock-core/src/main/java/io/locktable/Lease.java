@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
@@ -51,6 +52,10 @@ public final class Lease implements AutoCloseable {
     private volatile long endNanos;
     private volatile Instant renewedAt;
     private volatile LeaseEnd end;
+    /** The scheduled renewal and expiry watch, cancelled when the lease ends so the timer does not keep it. */
+    private volatile Future<?> renewalTask;
+
+    private volatile Future<?> expiryTask;
     /** Record versions that renewals sent without an answer, with their send times; guarded by {@code this}. */
     private final Map<String, Long> unanswered = new LinkedHashMap<>();
 
@@ -330,7 +335,7 @@ public final class Lease implements AutoCloseable {
         return unanswered.containsKey(version);
     }
 
-    /** Ends the lease once; returns false if it had ended already. */
+    /** Ends the lease once, cancelling its scheduled tasks; returns false if it had ended already. */
     boolean finish(LeaseEnd reason) {
         synchronized (this) {
             if (end != null) {
@@ -338,7 +343,29 @@ public final class Lease implements AutoCloseable {
             }
             end = reason;
         }
+        cancel(renewalTask);
+        cancel(expiryTask);
         ended.complete(reason);
         return true;
+    }
+
+    void renewalScheduled(Future<?> task) {
+        renewalTask = task;
+        if (end != null) {
+            cancel(task);
+        }
+    }
+
+    void expiryScheduled(Future<?> task) {
+        expiryTask = task;
+        if (end != null) {
+            cancel(task);
+        }
+    }
+
+    private static void cancel(Future<?> task) {
+        if (task != null) {
+            task.cancel(false);
+        }
     }
 }

@@ -77,7 +77,7 @@ final class LeaseKeeper {
     }
 
     private void scheduleRenewal(Lease lease, long delayNanos) {
-        clock.schedule(() -> clock.execute(() -> renew(lease)), delayNanos);
+        lease.renewalScheduled(clock.schedule(() -> clock.execute(() -> renew(lease)), delayNanos));
     }
 
     /**
@@ -93,7 +93,7 @@ final class LeaseKeeper {
         if (left <= 0) {
             expire(lease);
         } else {
-            clock.schedule(() -> watch(lease), left);
+            lease.expiryScheduled(clock.schedule(() -> watch(lease), left));
         }
     }
 

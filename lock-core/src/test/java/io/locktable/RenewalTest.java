@@ -145,4 +145,51 @@ class RenewalTest {
                 .as("both end by their lease end, not when the worker is free again")
                 .isLessThan(LEASE.plusMillis(500));
     }
+
+    @Test
+    void aReleasedLeaseLeavesNoTaskScheduled() throws Exception {
+        List<java.util.concurrent.Future<?>> scheduled = new CopyOnWriteArrayList<>();
+        SystemLockClock system = new SystemLockClock("test-clock", 2);
+        LockClock recording = new LockClock() {
+            @Override
+            public long nanoTime() {
+                return system.nanoTime();
+            }
+
+            @Override
+            public java.time.Instant instant() {
+                return system.instant();
+            }
+
+            @Override
+            public void sleep(long nanos) throws InterruptedException {
+                system.sleep(nanos);
+            }
+
+            @Override
+            public java.util.concurrent.Future<?> schedule(Runnable task, long delayNanos) {
+                java.util.concurrent.Future<?> future = system.schedule(task, delayNanos);
+                scheduled.add(future);
+                return future;
+            }
+
+            @Override
+            public void execute(Runnable task) {
+                system.execute(task);
+            }
+        };
+        try {
+            Contenders.Contender a = contenders.add(builder -> builder.clock(recording));
+            Lease lease = a.locks()
+                    .tryAcquire(Contenders.lockName(), Duration.ofHours(1))
+                    .orElseThrow();
+            assertThat(scheduled).hasSize(2).noneMatch(java.util.concurrent.Future::isDone);
+
+            lease.release();
+
+            assertThat(scheduled).allMatch(java.util.concurrent.Future::isCancelled);
+        } finally {
+            system.close();
+        }
+    }
 }
