@@ -115,7 +115,8 @@ final class LeaseKeeper {
         Instant wall = clock.instant();
         List<String> candidates = lease.startRenewal(version, sent);
         try {
-            client.updateItem(items.renew(lease, candidates, version, Duration.ofNanos(left), wall));
+            client.updateItem(
+                    items.renew(lease, candidates, version, LockItems.renewalTimeout(Duration.ofNanos(left)), wall));
             listeners.onRequestSucceeded(lease.name());
             if (lease.renewed(version, wall)) {
                 log.debug("Renewed lock '{}' (fencing token {})", lease.name(), lease.fencingToken());
@@ -139,7 +140,7 @@ final class LeaseKeeper {
             StoredLock stored = StoredLock.parse(
                     lease.name(),
                     items.tableName(),
-                    client.getItem(items.read(lease.name(), Duration.ofNanos(left)))
+                    client.getItem(items.read(lease.name(), LockItems.renewalTimeout(Duration.ofNanos(left))))
                             .item());
             listeners.onRequestSucceeded(lease.name());
             if (stored == null || !lease.owner().equals(stored.owner()) || stored.fence() != lease.fencingToken()) {

@@ -28,6 +28,7 @@ final class LockItems {
     static final String SORT_KEY_VALUE = "LOCK";
 
     private static final Duration MAX_ACQUIRE_EXTRA = Duration.ofSeconds(30);
+    private static final Duration MAX_REQUEST_WAIT = Duration.ofMinutes(1);
     private static final AttributeValue LOCK_TYPE_VALUE = AttributeValue.fromS(LOCK_TYPE);
     private static final AttributeValue ONE = AttributeValue.fromN("1");
     private static final AttributeValue NUMBER_TYPE = AttributeValue.fromS("N");
@@ -130,11 +131,19 @@ final class LockItems {
 
     /**
      * An acquire may wait for its answer a little past a whole lease, so that a late answer still tells the caller
-     * (with a lease that has ended) instead of leaving the outcome unknown.
+     * (with a lease that has ended) instead of leaving the outcome unknown; never more than a minute, because the
+     * SDK keeps every call's timeout task until it comes due. An acquire of a longer lease that times out is given
+     * back.
      */
     static Duration acquireTimeout(Duration lease) {
         Duration extra = lease.compareTo(MAX_ACQUIRE_EXTRA) < 0 ? lease : MAX_ACQUIRE_EXTRA;
-        return lease.plus(extra);
+        Duration timeout = lease.plus(extra);
+        return timeout.compareTo(MAX_REQUEST_WAIT) < 0 ? timeout : MAX_REQUEST_WAIT;
+    }
+
+    /** A renewal waits at most what is left of its lease, and at most 30 s: a later attempt retries. */
+    static Duration renewalTimeout(Duration left) {
+        return left.compareTo(MAX_ACQUIRE_EXTRA) < 0 ? left : MAX_ACQUIRE_EXTRA;
     }
 
     /**

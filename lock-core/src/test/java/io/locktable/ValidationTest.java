@@ -242,4 +242,13 @@ class ValidationTest {
             assertThat(withOptions.options().holder()).contains("h");
         }
     }
+
+    @Test
+    void requestTimeoutsServeTheLeaseAndStayShort() {
+        assertThat(LockItems.acquireTimeout(Duration.ofSeconds(2))).isEqualTo(Duration.ofSeconds(4));
+        assertThat(LockItems.acquireTimeout(Duration.ofSeconds(45))).isEqualTo(Duration.ofMinutes(1));
+        assertThat(LockItems.acquireTimeout(Duration.ofDays(1))).isEqualTo(Duration.ofMinutes(1));
+        assertThat(LockItems.renewalTimeout(Duration.ofMillis(700))).isEqualTo(Duration.ofMillis(700));
+        assertThat(LockItems.renewalTimeout(Duration.ofHours(16))).isEqualTo(Duration.ofSeconds(30));
+    }
 }
