@@ -134,9 +134,7 @@ final class CycleReport {
                 + Format.num(ops.median()) + " cycles/s). Where every request pays a round trip the request count"
                 + " decides: with " + Format.duration(RequestCosts.ROUND_TRIP) + " added per request the ratio is "
                 + Format.num(costs.get(8).median() / costs.get(9).median())
-                + ". LockTable's own work in the client adds"
-                + " about " + Format.millis(costs.get(6).median() - ours) + " per cycle (its cycle minus its two"
-                + " replayed requests), part of it the SDK timer that every request's `apiCallTimeout` arms."
+                + "."
                 + " **What would close it:** the goal is"
                 + " about DynamoDB, where each request costs milliseconds of network and service time, and there two"
                 + " requests against three is what the ratio follows; confirming it takes this command against a"

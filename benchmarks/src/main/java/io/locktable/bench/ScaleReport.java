@@ -31,7 +31,8 @@ final class ScaleReport {
                         + " `LockTableListener.onRenewed` callbacks (the callback runs on the sending thread right after the"
                         + " request), for the peer, which has no listener, from its heartbeat `UpdateItem`s. *Steady* counts"
                         + " renewals whose previous send came after the last acquire; *all* includes those that competed with"
-                        + " the acquires for dynalite. The libraries ran one after the other for each N, LockTable first. LockTable's"
+                        + " the acquires for dynalite; a negative lateness is a renewal sent early. The libraries ran one after"
+                        + " the other for each N, LockTable first. LockTable's"
                         + " per-request `apiCallTimeout` makes the SDK client start its timeout scheduler"
                         + " (`sdk-ScheduledExecutor`, five threads, per client), which the peer, setting no timeout, does not.");
         List<List<String>> rows = new ArrayList<>();
@@ -78,19 +79,17 @@ final class ScaleReport {
             retainedRows.add(List.of(r.library(), String.format("%,d", r.cycles()), Format.num(r.bytesPerCycle())));
         }
         md.table(List.of("library", "cycles", "bytes still reachable per released lease"), retainedRows);
+        md.paragraph("Every LockTable request carries an `apiCallTimeout`, and the SDK's timeout scheduler keeps each"
+                + " call's cancelled timeout task until its time would have come, so some bytes per released lease"
+                + " stay for up to the longest request timeout; the peer sets no timeout.");
         if (!retained.isEmpty() && retained.get(0).bytesPerCycle() > MAX_BYTES_PER_LEASE / 8) {
             gaps.add("**Found beside the goals: released leases stay reachable.** "
                     + Format.num(retained.get(0).bytesPerCycle())
-                    + " bytes per released lease stay on the heap after the release (table in section 5)."
-                    + " `LeaseKeeper` schedules a renewal (a third of the lease on) and an expiry watch (near the"
-                    + " lease's end) on the timer for every lease and drops the `Future`s `LockClock.schedule`"
-                    + " returns, so a release cannot cancel them: the timer's queue keeps the released `Lease` and"
-                    + " both tasks until they come due, although `SystemLockClock` already removes cancelled tasks."
-                    + " Each acquire's `apiCallTimeout` (the lease plus up to 30 s) also leaves a cancelled task in"
-                    + " the SDK's timeout scheduler until that time. A service that takes short locks with long"
-                    + " leases pays this for every acquisition of the last lease's length: at 100 acquisitions a"
-                    + " second with 1-hour leases, some 360,000 released leases. **Fix in lock-core:** keep the two"
-                    + " futures in the `Lease` and cancel them when it ends (release, loss, expiry).");
+                    + " bytes per released lease stay on the heap after the release (table in section 5), more than"
+                    + " the SDK's timeout tasks account for. Something still references released leases, such as"
+                    + " renewal or expiry tasks that a release does not cancel; a heap histogram after many cycles"
+                    + " (`jmap -histo:live`) names the classes. A service that takes short locks with long leases"
+                    + " pays it for every acquisition within the last lease.");
         }
         List<ScaleResult> ours =
                 results.stream().filter(r -> r.library().equals("LockTable")).toList();
