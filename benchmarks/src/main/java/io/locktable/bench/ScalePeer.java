@@ -32,6 +32,23 @@ public final class ScalePeer {
     }
 
     /**
+     * Waits until the heartbeat thread has finished its pass over the released locks, so closing the client does not
+     * interrupt it in the middle (which the peer logs as a warning for every lock left in the pass).
+     */
+    private static void awaitQuietHeartbeats(RequestCounter counter, long periodNanos) {
+        long deadline = System.nanoTime() + 2 * periodNanos;
+        long previous = -1;
+        while (System.nanoTime() < deadline) {
+            long now = counter.snapshot().of("UpdateItem");
+            if (now == previous) {
+                return;
+            }
+            previous = now;
+            Machine.sleep(300);
+        }
+    }
+
+    /**
      * Holds {@code count} locks.
      *
      * @param count how many
@@ -77,6 +94,7 @@ public final class ScalePeer {
                 long failures = counter.conditionFailures() - failuresBefore;
                 int heartbeatThreads = Machine.threadsNamed("dynamodb-lock-client-");
                 Parallel.forEach(held, peer::release);
+                awaitQuietHeartbeats(counter, period);
                 return new ScaleResult(
                         "Lock Client",
                         count,
