@@ -1,24 +1,27 @@
 package io.locktable;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Calls every registered listener, so that one that throws neither stops the others nor the protocol. */
+/**
+ * Calls every listener its source names at the time of each event, so that one that throws neither stops the others
+ * nor the protocol.
+ */
 final class Listeners implements LockTableListener {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
-    private final List<LockTableListener> listeners;
+    private final Supplier<? extends Iterable<? extends LockTableListener>> listeners;
 
-    Listeners(List<LockTableListener> listeners) {
-        this.listeners = List.copyOf(listeners);
+    Listeners(Supplier<? extends Iterable<? extends LockTableListener>> listeners) {
+        this.listeners = listeners;
     }
 
     private void each(Consumer<LockTableListener> call) {
-        for (LockTableListener listener : listeners) {
+        for (LockTableListener listener : listeners.get()) {
             try {
                 call.accept(listener);
             } catch (RuntimeException e) {

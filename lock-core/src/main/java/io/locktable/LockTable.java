@@ -94,7 +94,8 @@ public final class LockTable implements AutoCloseable {
             this.clock = system;
             this.ownedClock = system;
         }
-        this.listeners = new Listeners(builder.listeners);
+        List<LockTableListener> fixedListeners = List.copyOf(builder.listeners);
+        this.listeners = new Listeners(() -> fixedListeners);
         this.items = new LockItems(tableName, partitionKey, sortKey, options);
         this.keeper = new LeaseKeeper(client, items, clock, listeners);
         FenceHighWater fences = new FenceHighWater(tableName, listeners);

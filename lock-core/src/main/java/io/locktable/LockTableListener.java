@@ -1,6 +1,7 @@
 package io.locktable;
 
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * Hears what a {@link LockTable} does, for meters, health and logs. Every method has an empty default, so a
@@ -111,4 +112,23 @@ public interface LockTableListener {
      * @param failuresInRow how many acquires have failed in a row, this one included
      */
     default void onLeadershipError(String name, Exception error, int failuresInRow) {}
+
+    /**
+     * A listener that forwards every event to the listeners {@code source} names at the time of the event, each in
+     * turn; one that throws is logged and the others still hear the event. Frameworks use it to reach listeners
+     * that are created after the lock table.
+     *
+     * <pre>{@code
+     * LockTable.builder(client, "Shop", "pk")
+     *         .listener(LockTableListener.forwardingTo(() -> registry.currentListeners()))
+     *         .build();
+     * }</pre>
+     *
+     * @param source what to forward to, asked at each event; it must not block
+     * @return the forwarding listener
+     * @throws NullPointerException if the source is null
+     */
+    static LockTableListener forwardingTo(Supplier<? extends Iterable<? extends LockTableListener>> source) {
+        return new Listeners(java.util.Objects.requireNonNull(source, "source"));
+    }
 }

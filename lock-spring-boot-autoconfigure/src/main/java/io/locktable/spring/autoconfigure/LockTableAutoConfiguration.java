@@ -33,6 +33,9 @@ public final class LockTableAutoConfiguration {
             Environment environment,
             ObjectProvider<LockTableListener> listeners) {
         return LockTables.create(
-                dynamoDbClient, properties, DefaultHolder.of(environment), new ForwardingListener(listeners));
+                dynamoDbClient,
+                properties,
+                DefaultHolder.of(environment),
+                LockTableListener.forwardingTo(new ListenerBeans(listeners)));
     }
 }
