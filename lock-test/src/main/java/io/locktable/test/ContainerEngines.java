@@ -1,8 +1,8 @@
 package io.locktable.test;
 
 import java.net.URI;
-import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
@@ -14,16 +14,16 @@ import software.amazon.awssdk.regions.Region;
 /**
  * The {@code container} engine: a DynamoDB-compatible image started with Testcontainers, for machines with Docker.
  * The image comes from {@code locktable.test.image} / {@code LOCKTABLE_TEST_IMAGE}, its port from {@code
- * locktable.test.image.port} (default 8000), and its capabilities from {@code locktable.test.capabilities}. Known
- * to fit: {@code amazon/dynamodb-local} (port 8000; has transactions and returns the item on a condition failure:
- * pass {@code -Dlocktable.test.capabilities=TRANSACTIONS,RETURNS_ITEM_ON_CONDITION_FAILURE}; mind its licence) and
- * {@code localstack/localstack} (port 4566). No image is pulled unless this engine is chosen.
+ * locktable.test.image.port} (default 8000); its capabilities are probed like every engine's. Known to fit: {@code
+ * amazon/dynamodb-local} (port 8000; transactions and the item on a condition failure; mind its licence, which is
+ * AWS's own) and {@code localstack/localstack} (port 4566, which serves DynamoDB Local). No image is pulled unless
+ * this engine is chosen.
  */
 final class ContainerEngines {
 
     private ContainerEngines() {}
 
-    static DynamoDbEngine start(String image, int port, Set<EngineCapability> capabilities) {
+    static DynamoDbEngine start(String image, int port, Optional<Set<EngineCapability>> capabilities) {
         if (image == null || image.isBlank()) {
             throw new IllegalStateException("The container engine needs an image: set -Dlocktable.test.image=..."
                     + " (for example amazon/dynamodb-local:2.6.0) or LOCKTABLE_TEST_IMAGE");
@@ -42,7 +42,7 @@ final class ContainerEngines {
                 endpoint,
                 Region.US_EAST_1,
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")),
-                capabilities.isEmpty() ? EnumSet.noneOf(EngineCapability.class) : capabilities,
+                capabilities,
                 "");
     }
 

@@ -66,6 +66,20 @@ public interface DynamoDbEngine {
     }
 
     /**
+     * A fresh table name in this run's namespace (on a lasting engine, the run's prefix {@code
+     * locktable-test-<random>-}), for a test that has its code under test create the table; a table of that name
+     * still there when the run ends is deleted with the others.
+     *
+     * <pre>{@code
+     * String missing = engine.uniqueTableName("missing");
+     * }</pre>
+     *
+     * @param prefix the start of the name after the run's prefix
+     * @return a name no table has yet
+     */
+    String uniqueTableName(String prefix);
+
+    /**
      * Creates a table with string keys, billed per request, with a unique name, and waits until it is active.
      *
      * @param prefix the start of the table name

@@ -1,15 +1,19 @@
 package io.locktable.test;
 
 import java.net.URI;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 
 /**
  * Selects the engine tests run against, once per JVM, from the system property {@code locktable.test.engine} or
@@ -17,13 +21,18 @@ import software.amazon.awssdk.regions.Region;
  *
  * <ul>
  *   <li>{@code dynalite} (default, also when empty): a local dynalite, see {@link DynaliteServer};
- *   <li>{@code endpoint}: the URL of {@code locktable.test.endpoint} / {@code LOCKTABLE_TEST_ENDPOINT}, in the
- *       region of {@code locktable.test.region} / {@code AWS_REGION} (default {@code us-east-1}), with dummy
- *       credentials on loopback and the default credentials chain elsewhere; its capabilities come from {@code
- *       locktable.test.capabilities} (a comma list of {@link EngineCapability} names);
+ *   <li>{@code endpoint}: the URL of {@code locktable.test.endpoint} / {@code LOCKTABLE_TEST_ENDPOINT}, such as
+ *       real DynamoDB, in the region of {@code locktable.test.region} / {@code AWS_REGION} or else the SDK's
+ *       default region chain, with dummy credentials on loopback and the default credentials chain elsewhere;
+ *       every table of the run is named {@code locktable-test-<random>-...}, and those still there at JVM exit are
+ *       deleted;
  *   <li>{@code container}: an image started with Testcontainers where Docker runs, see {@code
  *       locktable.test.image}; it says so clearly where Docker is absent.
  * </ul>
+ *
+ * <p>Every engine's capabilities are probed on first use; {@code locktable.test.capabilities} (a comma list of
+ * {@link EngineCapability} names, or {@code none}) restricts them instead, and a capability it names that the
+ * engine lacks stops the run with what the engine answered.
  */
 public final class DynamoDbEngines {
 
@@ -40,7 +49,7 @@ public final class DynamoDbEngines {
     public static synchronized DynamoDbEngine current() {
         if (current == null) {
             current = select(setting("locktable.test.engine", "LOCKTABLE_TEST_ENGINE"));
-            System.err.println("[lock-test] DynamoDB engine: " + current);
+            Console.println("[lock-test] DynamoDB engine: " + current);
         }
         return current;
     }
@@ -50,9 +59,7 @@ public final class DynamoDbEngines {
         return switch (engine.toLowerCase(Locale.ROOT)) {
             case "dynalite" -> dynalite();
             case "endpoint" -> endpoint();
-            case "container" ->
-                throw new IllegalStateException("The container engine is not available yet:"
-                        + " use -Dlocktable.test.engine=dynalite or -Dlocktable.test.engine=endpoint");
+            case "container" -> container();
             default ->
                 throw new IllegalStateException("Unknown DynamoDB test engine '" + engine
                         + "' in locktable.test.engine: use dynalite, endpoint or container");
@@ -66,7 +73,7 @@ public final class DynamoDbEngines {
                 endpoint,
                 Region.US_EAST_1,
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")),
-                EnumSet.noneOf(EngineCapability.class),
+                declaredCapabilities(),
                 "");
     }
 
@@ -80,8 +87,8 @@ public final class DynamoDbEngines {
         String port = setting("locktable.test.image.port", "LOCKTABLE_TEST_IMAGE_PORT");
         return ContainerEngines.start(
                 setting("locktable.test.image", "LOCKTABLE_TEST_IMAGE"),
-                port == null || port.isBlank() ? 8000 : Integer.parseInt(port.trim()),
-                capabilities());
+                port == null || port.isBlank() ? 8000 : parsePort(port),
+                declaredCapabilities());
     }
 
     private static DynamoDbEngine endpoint() {
@@ -90,29 +97,103 @@ public final class DynamoDbEngines {
             throw new IllegalStateException("The endpoint engine needs a URL: set -Dlocktable.test.endpoint=https://..."
                     + " or LOCKTABLE_TEST_ENDPOINT");
         }
-        URI endpoint = URI.create(url.trim());
-        String regionName = setting("locktable.test.region", "AWS_REGION");
-        Region region = Region.of(regionName == null || regionName.isBlank() ? "us-east-1" : regionName.trim());
-        boolean loopback = "localhost".equals(endpoint.getHost())
-                || (endpoint.getHost() != null && endpoint.getHost().startsWith("127."));
-        AwsCredentialsProvider credentials = loopback
-                ? StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"))
-                : DefaultCredentialsProvider.builder().build();
-        String prefix = "locktable-test-" + UUID.randomUUID().toString().substring(0, 6) + "-";
-        return new HttpEngine("endpoint", endpoint, region, credentials, capabilities(), prefix);
+        URI endpoint;
+        try {
+            endpoint = URI.create(url.trim());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("locktable.test.endpoint '" + url + "' is not a URL: " + e.getMessage());
+        }
+        if (endpoint.getScheme() == null || endpoint.getHost() == null) {
+            throw new IllegalStateException(
+                    "locktable.test.endpoint '" + url + "' needs a scheme and a host, such as https://dynamodb"
+                            + ".eu-west-1.amazonaws.com or http://127.0.0.1:8000");
+        }
+        boolean loopback = isLoopback(endpoint);
+        HttpEngine engine = new HttpEngine(
+                "endpoint",
+                endpoint,
+                region(loopback),
+                loopback
+                        ? StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"))
+                        : DefaultCredentialsProvider.builder().build(),
+                declaredCapabilities(),
+                runPrefix());
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteLeftovers(engine), "locktable-test-cleanup"));
+        return engine;
     }
 
-    private static Set<EngineCapability> capabilities() {
-        String listed = setting("locktable.test.capabilities", "LOCKTABLE_TEST_CAPABILITIES");
+    static boolean isLoopback(URI endpoint) {
+        String host = endpoint.getHost();
+        return host != null && ("localhost".equals(host) || host.startsWith("127.") || "[::1]".equals(host));
+    }
+
+    /** A prefix of its own for every run, so that runs sharing an account never touch each other's tables. */
+    static String runPrefix() {
+        return "locktable-test-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+    }
+
+    private static Region region(boolean loopback) {
+        String named = setting("locktable.test.region", "AWS_REGION");
+        if (named != null && !named.isBlank()) {
+            return Region.of(named.trim());
+        }
+        try {
+            return DefaultAwsRegionProviderChain.builder().build().getRegion();
+        } catch (SdkClientException e) {
+            if (loopback) {
+                return Region.US_EAST_1;
+            }
+            throw new IllegalStateException("The endpoint engine needs a region: set -Dlocktable.test.region=..., "
+                    + "AWS_REGION, or a region in the AWS profile (" + e.getMessage() + ")");
+        }
+    }
+
+    private static void deleteLeftovers(HttpEngine engine) {
+        try {
+            List<String> deleted = engine.deleteLeftoverTables();
+            if (!deleted.isEmpty()) {
+                Console.println("[lock-test] deleted the tables this run left behind: " + deleted);
+            }
+        } catch (RuntimeException e) {
+            Console.println("[lock-test] could not delete this run's tables (prefix shown above): " + e);
+        }
+    }
+
+    /**
+     * The capabilities named in {@code locktable.test.capabilities} ({@code none} for none), or empty to probe the
+     * engine for them.
+     */
+    static Optional<Set<EngineCapability>> declaredCapabilities() {
+        return parseCapabilities(setting("locktable.test.capabilities", "LOCKTABLE_TEST_CAPABILITIES"));
+    }
+
+    static Optional<Set<EngineCapability>> parseCapabilities(String listed) {
+        if (listed == null || listed.isBlank()) {
+            return Optional.empty();
+        }
         Set<EngineCapability> capabilities = EnumSet.noneOf(EngineCapability.class);
-        if (listed != null) {
-            for (String name : listed.split(",")) {
-                if (!name.isBlank()) {
-                    capabilities.add(EngineCapability.valueOf(name.trim().toUpperCase(Locale.ROOT)));
-                }
+        for (String name : listed.split(",")) {
+            String trimmed = name.trim().toUpperCase(Locale.ROOT);
+            if (trimmed.isEmpty() || "NONE".equals(trimmed)) {
+                continue;
+            }
+            try {
+                capabilities.add(EngineCapability.valueOf(trimmed));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("Unknown capability '" + name.trim()
+                        + "' in locktable.test.capabilities: use none or a comma list of "
+                        + Arrays.toString(EngineCapability.values()));
             }
         }
-        return capabilities;
+        return Optional.of(capabilities);
+    }
+
+    private static int parsePort(String port) {
+        try {
+            return Integer.parseInt(port.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException("locktable.test.image.port '" + port + "' is not a port number");
+        }
     }
 
     private static String setting(String property, String environment) {

@@ -2,20 +2,29 @@ package io.locktable.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
+import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 
 @DynamoDbEngineTest
@@ -95,17 +104,105 @@ class DynamoDbEngineExtensionTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("oracle")
                 .hasMessageContaining("dynalite");
-        assertThatThrownBy(() -> ContainerEngines.start("", 8000, java.util.Set.of()))
+        assertThatThrownBy(() -> ContainerEngines.start("", 8000, Optional.empty()))
+                .hasMessageContaining("locktable.test.image");
+    }
+
+    @Test
+    void theContainerEngineIsSelectedAndAsksForItsImage() {
+        assumeTrue(System.getProperty("locktable.test.image") == null && System.getenv("LOCKTABLE_TEST_IMAGE") == null);
+        assertThatThrownBy(() -> DynamoDbEngines.select("container"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("needs an image")
                 .hasMessageContaining("locktable.test.image");
     }
 
     @Test
     void theContainerEngineSaysClearlyWhenDockerIsAbsent() {
-        org.junit.jupiter.api.Assumptions.assumeFalse(ContainerEngines.dockerAvailable(), "Docker runs here");
-        assertThatThrownBy(() -> ContainerEngines.start("amazon/dynamodb-local", 8000, java.util.Set.of()))
+        assumeFalse(ContainerEngines.dockerAvailable(), "Docker runs here");
+        assertThatThrownBy(() -> ContainerEngines.start("amazon/dynamodb-local", 8000, Optional.empty()))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("Docker")
                 .hasMessageContaining("dynalite");
+    }
+
+    @Test
+    void theEndpointEngineNeedsAUrlWithAHost() {
+        assumeTrue(System.getProperty("locktable.test.endpoint") == null
+                && System.getenv("LOCKTABLE_TEST_ENDPOINT") == null);
+        assertThatThrownBy(() -> DynamoDbEngines.select("endpoint"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("locktable.test.endpoint");
+    }
+
+    @Test
+    void declaredCapabilitiesAreParsedAndUnknownNamesRefused() {
+        assertThat(DynamoDbEngines.parseCapabilities(null)).isEmpty();
+        assertThat(DynamoDbEngines.parseCapabilities(" ")).isEmpty();
+        assertThat(DynamoDbEngines.parseCapabilities("none")).contains(Set.of());
+        assertThat(DynamoDbEngines.parseCapabilities("transactions, RETURNS_ITEM_ON_CONDITION_FAILURE"))
+                .contains(Set.of(EngineCapability.TRANSACTIONS, EngineCapability.RETURNS_ITEM_ON_CONDITION_FAILURE));
+        assertThatThrownBy(() -> DynamoDbEngines.parseCapabilities("TRANSACTIONS,acid"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("'acid'")
+                .hasMessageContaining("locktable.test.capabilities")
+                .hasMessageContaining("TIME_TO_LIVE");
+    }
+
+    @Test
+    void dynaliteIsProbedAndLacksWhatItsDocumentationSays() {
+        HttpEngine dynalite = dynaliteEngine(Optional.empty(), "");
+        assertThat(dynalite.capabilities()).isEmpty();
+        assertThat(dynalite.toString())
+                .contains("probed []")
+                .contains("no TRANSACTIONS: TransactWriteItems answered UnknownOperationException")
+                .contains("no RETURNS_ITEM_ON_CONDITION_FAILURE: a ConditionalCheckFailedException came without")
+                .contains("no TIME_TO_LIVE: UpdateTimeToLive answered UnknownOperationException");
+    }
+
+    @Test
+    void aDeclaredCapabilityTheEngineLacksStopsTheRunWithWhatItAnswered() {
+        HttpEngine dynalite = dynaliteEngine(Optional.of(Set.of(EngineCapability.TRANSACTIONS)), "");
+        assertThatThrownBy(dynalite::capabilities)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("locktable.test.capabilities names TRANSACTIONS")
+                .hasMessageContaining("UnknownOperationException");
+        assertThat(dynaliteEngine(Optional.of(Set.of()), "").toString()).contains("declared []");
+    }
+
+    @Test
+    void theTablesOfARunCarryItsPrefixAndThoseLeftBehindAreDeleted() {
+        String prefix = DynamoDbEngines.runPrefix();
+        assertThat(prefix).matches("locktable-test-[0-9a-f]{8}-");
+        HttpEngine engine = dynaliteEngine(Optional.of(Set.of()), prefix);
+        TestTable created = engine.createTable("Leftover", "pk", null);
+        String named = engine.uniqueTableName("NamedOnly");
+        assertThat(named).startsWith(prefix + "NamedOnly-");
+        createdElsewhere(engine.client(), named);
+        TestTable deleted = engine.createTable("Deleted", "pk", null);
+        engine.deleteTable(deleted.name());
+
+        List<String> removed = engine.deleteLeftoverTables();
+
+        assertThat(removed).containsExactlyInAnyOrder(created.name(), named);
+        assertThat(engine.client().listTables().tableNames()).noneMatch(table -> table.startsWith(prefix));
+    }
+
+    private static HttpEngine dynaliteEngine(Optional<Set<EngineCapability>> declared, String prefix) {
+        return new HttpEngine(
+                "dynalite",
+                DynaliteServer.shared().endpoint(),
+                Region.US_EAST_1,
+                StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")),
+                declared,
+                prefix);
+    }
+
+    private static void createdElsewhere(DynamoDbClient client, String table) {
+        client.createTable(r -> r.tableName(table)
+                .keySchema(k -> k.attributeName("id").keyType(KeyType.HASH))
+                .attributeDefinitions(a -> a.attributeName("id").attributeType(ScalarAttributeType.S))
+                .billingMode(BillingMode.PAY_PER_REQUEST));
     }
 
     @Test

@@ -202,7 +202,7 @@ class LockTableAutoConfigurationTest {
 
     @Test
     void missingTableIsDescribedAndCreatedOnlyWhenAsked() {
-        String missing = "locktable-missing-" + UUID.randomUUID().toString().substring(0, 8);
+        String missing = engine.uniqueTableName("missing");
         withEngineClient().withPropertyValues("locktable.table-name=" + missing).run(context -> {
             FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
             assertThat(analysis.getDescription())

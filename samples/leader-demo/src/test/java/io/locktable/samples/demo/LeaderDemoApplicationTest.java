@@ -8,7 +8,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -25,9 +24,7 @@ class LeaderDemoApplicationTest {
         registry.add(
                 "locktable.dynamodb.endpoint",
                 () -> DynamoDbEngines.current().endpoint().toString());
-        registry.add(
-                "locktable.table-name",
-                () -> "LeaderDemoTest-" + UUID.randomUUID().toString().substring(0, 8));
+        registry.add("locktable.table-name", () -> DynamoDbEngines.current().uniqueTableName("LeaderDemoTest"));
         registry.add("demo.instance", () -> "solo");
     }
 
