@@ -2,6 +2,7 @@ package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
@@ -9,6 +10,7 @@ import io.locktable.test.EngineAssumptions;
 import io.locktable.test.EngineCapability;
 import io.locktable.test.TestTable;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -24,6 +26,7 @@ import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.Put;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+import software.amazon.awssdk.services.dynamodb.model.TransactionConflictException;
 
 /**
  * The fenced-write path. Tests that need transactions run on engines that have them and are skipped, with the
@@ -160,17 +163,56 @@ class TransactionPathTest {
     }
 
     @Test
-    void aRenewalThatMeetsTheHoldersOwnTransactionIsRetriedAndTheLeaseKept() throws Exception {
+    void aRenewalThatMeetsTheHoldersOwnTransactionIsRetriedAndTheLeaseKept() {
         EngineAssumptions.assumeCapability(engine, EngineCapability.TRANSACTIONS);
         Contenders.Contender a = contenders.add();
         Lease lease = a.locks().tryAcquire(Contenders.lockName(), LEASE).orElseThrow();
 
-        for (int i = 0; i < 40; i++) {
-            lease.transactWrite(putOrder("busy-" + i));
+        // fenced writes back to back for one and a half leases, across at least two renewals: a renewal that
+        // meets one of them is refused with TransactionConflictException and retried; a write that meets a
+        // renewal is cancelled with a TransactionConflict reason, which is the caller's to retry, not a lost lease
+        long end = System.nanoTime() + LEASE.toNanos() * 3 / 2;
+        int written = 0;
+        for (int i = 0; System.nanoTime() < end; i++) {
+            try {
+                lease.transactWrite(putOrder("busy-" + i));
+                written++;
+            } catch (TransactionCanceledException e) {
+                assertThat(e.cancellationReasons().get(0).code()).isEqualTo("TransactionConflict");
+            }
         }
-        Thread.sleep(LEASE.toMillis());
+
+        assertThat(written).isPositive();
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(lease.renewedAt()).isAfter(lease.acquiredAt());
+    }
+
+    @Test
+    void aRenewalAnsweredWithATransactionConflictIsRetriedAndTheLeaseKept() {
+        Contenders.Contender a = contenders.add();
+        String name = Contenders.lockName();
+        Lease lease = a.locks().tryAcquire(name, LEASE).orElseThrow();
+        a.faults()
+                .failWith(
+                        "UpdateItem",
+                        () -> TransactionConflictException.builder()
+                                .message("Transaction is ongoing for the item")
+                                .statusCode(400)
+                                .awsErrorDetails(AwsErrorDetails.builder()
+                                        .errorCode("TransactionConflictException")
+                                        .errorMessage("Transaction is ongoing for the item")
+                                        .build())
+                                .build(),
+                        3);
+        Instant before = lease.renewedAt();
+
+        // three renewal attempts meet the "transaction", then one gets through, all within the lease
+        await().atMost(LEASE.multipliedBy(3))
+                .until(() -> a.faults().injected() == 3 && lease.renewedAt().isAfter(before));
 
         assertThat(lease.isHeld()).isTrue();
+        assertThat(lease.whenEnded()).isNotDone();
+        assertThat(Long.parseLong(contenders.item(name).get("fence").n())).isEqualTo(lease.fencingToken());
     }
 
     @Test
