@@ -37,19 +37,31 @@ import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 public final class DynamoDbEngines {
 
     private static DynamoDbEngine current;
+    private static RuntimeException failure;
 
     private DynamoDbEngines() {}
 
     /**
-     * The engine of this JVM, started on first use.
+     * The engine of this JVM, started and probed on first use; if that failed, every later call fails the same way.
      *
      * @return the selected engine
      * @throws IllegalStateException if the selection is unknown or the engine cannot start
      */
     public static synchronized DynamoDbEngine current() {
         if (current == null) {
-            current = select(setting("locktable.test.engine", "LOCKTABLE_TEST_ENGINE"));
-            Console.println("[lock-test] DynamoDB engine: " + current);
+            if (failure != null) {
+                // every test of the run fails the same way, not only the first
+                throw new IllegalStateException(failure.getMessage(), failure);
+            }
+            try {
+                DynamoDbEngine engine = select(setting("locktable.test.engine", "LOCKTABLE_TEST_ENGINE"));
+                engine.capabilities();
+                Console.println("[lock-test] DynamoDB engine: " + engine);
+                current = engine;
+            } catch (RuntimeException e) {
+                failure = e;
+                throw e;
+            }
         }
         return current;
     }

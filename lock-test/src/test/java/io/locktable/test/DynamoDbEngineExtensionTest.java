@@ -42,7 +42,7 @@ class DynamoDbEngineExtensionTest {
                 .anySatisfy(k -> assertThat(k.attributeName() + k.keyType()).isEqualTo("sk" + KeyType.RANGE));
         assertThat(table.partitionKey()).isEqualTo("pk");
         assertThat(table.sortKey()).contains("sk");
-        assertThat(table.name()).startsWith("DynamoDbEngineExtensionTest-");
+        assertThat(table.name()).matches("(locktable-test-[0-9a-f]{8}-)?DynamoDbEngineExtensionTest-[0-9a-f]{8}");
     }
 
     @Test
@@ -110,7 +110,9 @@ class DynamoDbEngineExtensionTest {
 
     @Test
     void theContainerEngineIsSelectedAndAsksForItsImage() {
-        assumeTrue(System.getProperty("locktable.test.image") == null && System.getenv("LOCKTABLE_TEST_IMAGE") == null);
+        assumeTrue(
+                System.getProperty("locktable.test.image") == null && System.getenv("LOCKTABLE_TEST_IMAGE") == null,
+                "an image is set for the container engine");
         assertThatThrownBy(() -> DynamoDbEngines.select("container"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("needs an image")
@@ -128,8 +130,10 @@ class DynamoDbEngineExtensionTest {
 
     @Test
     void theEndpointEngineNeedsAUrlWithAHost() {
-        assumeTrue(System.getProperty("locktable.test.endpoint") == null
-                && System.getenv("LOCKTABLE_TEST_ENDPOINT") == null);
+        assumeTrue(
+                System.getProperty("locktable.test.endpoint") == null
+                        && System.getenv("LOCKTABLE_TEST_ENDPOINT") == null,
+                "an endpoint is set");
         assertThatThrownBy(() -> DynamoDbEngines.select("endpoint"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("locktable.test.endpoint");
