@@ -16,7 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -27,17 +27,14 @@ class AcquireTest {
 
     private final DynamoDbEngine engine;
     private final TestTable table;
+
+    @AutoClose
     private final Contenders contenders;
 
     AcquireTest(DynamoDbEngine engine, TestTable table) {
         this.engine = engine;
         this.table = table;
         this.contenders = new Contenders(engine, table);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        contenders.close();
     }
 
     @Test

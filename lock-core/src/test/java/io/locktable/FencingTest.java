@@ -12,7 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
@@ -27,17 +27,14 @@ class FencingTest {
 
     private final DynamoDbEngine engine;
     private final TestTable table;
+
+    @AutoClose
     private final Contenders contenders;
 
     FencingTest(DynamoDbEngine engine, TestTable table) {
         this.engine = engine;
         this.table = table;
         this.contenders = new Contenders(engine, table);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        contenders.close();
     }
 
     /**

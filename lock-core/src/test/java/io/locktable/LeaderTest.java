@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
@@ -37,7 +38,10 @@ class LeaderTest {
     record Term(String owner, long fence, long startNanos, long endNanos) {}
 
     private final DynamoDbEngine engine;
+    /** Closed after the {@code @AfterEach} method has stopped what uses it. */
+    @AutoClose
     private final Contenders contenders;
+
     private final List<Thread> threads = new ArrayList<>();
 
     LeaderTest(DynamoDbEngine engine, TestTable table) {
@@ -51,7 +55,6 @@ class LeaderTest {
             thread.interrupt();
             thread.join(5_000);
         }
-        contenders.close();
     }
 
     private Thread lead(

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -44,7 +45,10 @@ class ReliabilityTest {
 
     private final DynamoDbEngine engine;
     private final TestTable table;
+    /** Closed after the {@code @AfterEach} method has stopped what uses it. */
+    @AutoClose
     private final Contenders contenders;
+
     private final FencedResource resource;
     private final List<Process> children = new ArrayList<>();
 
@@ -60,7 +64,6 @@ class ReliabilityTest {
         for (Process child : children) {
             child.destroyForcibly();
         }
-        contenders.close();
     }
 
     private static void assertNoViolations(History history) {

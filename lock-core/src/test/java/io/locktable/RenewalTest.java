@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 @DynamoDbEngineTest
@@ -18,15 +18,11 @@ class RenewalTest {
 
     private static final Duration LEASE = Duration.ofSeconds(2);
 
+    @AutoClose
     private final Contenders contenders;
 
     RenewalTest(DynamoDbEngine engine, TestTable table) {
         this.contenders = new Contenders(engine, table);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        contenders.close();
     }
 
     @Test

@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 @DynamoDbEngineTest
@@ -23,15 +23,11 @@ class TakeoverTest {
     /** Room for scheduling and round trips on a loaded machine. */
     private static final Duration MARGIN = Duration.ofMillis(1500);
 
+    @AutoClose
     private final Contenders contenders;
 
     TakeoverTest(DynamoDbEngine engine, TestTable table) {
         this.contenders = new Contenders(engine, table);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        contenders.close();
     }
 
     @Test

@@ -14,7 +14,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -40,17 +40,14 @@ class TransactionPathTest {
 
     private final DynamoDbEngine engine;
     private final TestTable table;
+
+    @AutoClose
     private final Contenders contenders;
 
     TransactionPathTest(DynamoDbEngine engine, TestTable table) {
         this.engine = engine;
         this.table = table;
         this.contenders = new Contenders(engine, table);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        contenders.close();
     }
 
     private TransactWriteItem putOrder(String id) {

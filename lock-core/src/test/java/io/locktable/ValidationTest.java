@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -30,17 +30,14 @@ class ValidationTest {
 
     private final DynamoDbEngine engine;
     private final TestTable table;
+
+    @AutoClose
     private final Contenders contenders;
 
     ValidationTest(DynamoDbEngine engine, TestTable table) {
         this.engine = engine;
         this.table = table;
         this.contenders = new Contenders(engine, table);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        contenders.close();
     }
 
     @Test
