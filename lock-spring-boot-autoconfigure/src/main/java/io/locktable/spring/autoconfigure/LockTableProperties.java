@@ -196,7 +196,9 @@ public final class LockTableProperties {
 
         /**
          * The table's time-to-live attribute, set on each lock item to the end of its lease plus the retention, in
-         * epoch seconds. Unset (the default): the items have no time to live.
+         * epoch seconds. A table created by locktable.create-table gets its time to live enabled on it; on any other
+         * table a WARN at startup says when the table's time to live is not on it. Unset (the default): the items
+         * have no time to live.
          */
         private String attribute;
 

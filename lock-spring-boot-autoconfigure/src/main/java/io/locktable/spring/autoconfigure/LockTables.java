@@ -177,10 +177,16 @@ final class LockTables {
 
     private static void prepare(DynamoDbClient client, LockTable locks, LockTableProperties properties) {
         try {
-            if (properties.isCreateTable()) {
-                createIfMissing(client, locks);
-            }
+            boolean created = properties.isCreateTable() && createIfMissing(client, locks);
             locks.verify();
+            String timeToLive = properties.getTimeToLive().getAttribute();
+            if (timeToLive != null && !timeToLive.isEmpty()) {
+                if (created) {
+                    TableTimeToLive.enable(client, locks.tableName(), timeToLive);
+                } else {
+                    TableTimeToLive.check(client, locks.tableName(), timeToLive);
+                }
+            }
         } catch (ResourceNotFoundException e) {
             throw new LockTableConfigurationException(
                     "The lock table '" + locks.tableName() + "' (locktable.table-name) does not exist"
@@ -224,11 +230,12 @@ final class LockTables {
         }
     }
 
-    private static void createIfMissing(DynamoDbClient client, LockTable locks) {
+    /** Creates the table unless it exists; tells whether this instance created it. */
+    private static boolean createIfMissing(DynamoDbClient client, LockTable locks) {
         String table = locks.tableName();
         try {
             client.describeTable(r -> r.tableName(table));
-            return;
+            return false;
         } catch (ResourceNotFoundException e) {
             // create it below
         }
@@ -244,8 +251,11 @@ final class LockTables {
             log.info("Created the lock table '{}' (locktable.create-table=true)", table);
         } catch (ResourceInUseException e) {
             log.debug("The lock table '{}' is being created by another instance", table);
+            client.waiter().waitUntilTableExists(r -> r.tableName(table));
+            return false;
         }
         client.waiter().waitUntilTableExists(r -> r.tableName(table));
+        return true;
     }
 
     private static void addKey(
