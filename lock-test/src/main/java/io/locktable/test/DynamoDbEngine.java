@@ -25,6 +25,17 @@ public interface DynamoDbEngine {
     URI endpoint();
 
     /**
+     * Tells whether the engine answers on this machine's loopback interface, where any credentials do; a test that
+     * gives a client dummy credentials does so only then, so that a run against real DynamoDB uses the default
+     * chain's.
+     *
+     * @return true for a loopback endpoint
+     */
+    default boolean isLocal() {
+        return DynamoDbEngines.isLoopback(endpoint());
+    }
+
+    /**
      * What the engine can do beyond the basics.
      *
      * @return its capabilities

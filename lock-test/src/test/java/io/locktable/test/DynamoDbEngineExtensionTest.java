@@ -140,6 +140,17 @@ class DynamoDbEngineExtensionTest {
     }
 
     @Test
+    void onlyALoopbackEngineIsLocal() {
+        assertThat(dynaliteEngine(Optional.of(Set.of()), "").isLocal()).isTrue();
+        assertThat(DynamoDbEngines.isLoopback(java.net.URI.create("http://localhost:8000")))
+                .isTrue();
+        assertThat(DynamoDbEngines.isLoopback(java.net.URI.create("https://dynamodb.eu-west-1.amazonaws.com")))
+                .isFalse();
+        assertThat(DynamoDbEngines.isLoopback(java.net.URI.create("http://10.0.0.7:8000")))
+                .isFalse();
+    }
+
+    @Test
     void declaredCapabilitiesAreParsedAndUnknownNamesRefused() {
         assertThat(DynamoDbEngines.parseCapabilities(null)).isEmpty();
         assertThat(DynamoDbEngines.parseCapabilities(" ")).isEmpty();

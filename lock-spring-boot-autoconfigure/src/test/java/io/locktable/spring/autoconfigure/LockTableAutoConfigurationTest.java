@@ -11,6 +11,7 @@ import io.locktable.spring.LeaderOnlyAdvisor;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.DynamoDbEngines;
 import io.locktable.test.TestTable;
 import java.time.Duration;
 import java.util.List;
@@ -60,7 +61,7 @@ class LockTableAutoConfigurationTest {
     /** The fallback client uses the default credentials chain: give it dummy keys for a local engine. */
     @BeforeAll
     static void credentialsForLocalEngine() {
-        if (System.getProperty(ACCESS_KEY) == null) {
+        if (DynamoDbEngines.current().isLocal() && System.getProperty(ACCESS_KEY) == null) {
             System.setProperty(ACCESS_KEY, "test");
             System.setProperty(SECRET_KEY, "test");
             setCredentials = true;

@@ -19,8 +19,10 @@ class LeaderDemoApplicationTest {
 
     @DynamicPropertySource
     static void engine(DynamicPropertyRegistry registry) {
-        System.setProperty("aws.accessKeyId", "local");
-        System.setProperty("aws.secretAccessKey", "local");
+        if (DynamoDbEngines.current().isLocal()) {
+            System.setProperty("aws.accessKeyId", "local");
+            System.setProperty("aws.secretAccessKey", "local");
+        }
         registry.add(
                 "locktable.dynamodb.endpoint",
                 () -> DynamoDbEngines.current().endpoint().toString());
