@@ -192,7 +192,7 @@ public final class Lease implements AutoCloseable {
         if (end != null) {
             return false;
         }
-        if (keeper.nanoTime() < endNanos) {
+        if (keeper.nanoTime() - endNanos < 0) { // a difference: nanoTime may wrap
             return true;
         }
         keeper.expire(this);

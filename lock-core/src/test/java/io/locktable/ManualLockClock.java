@@ -1,0 +1,106 @@
+package io.locktable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.PriorityQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+
+/**
+ * A clock whose time moves only when a test says so: {@link #advance(Duration)} runs, on the test's thread and in
+ * due order, every task scheduled up to the new time (renewals and expiry watches included, as {@link
+ * #execute(Runnable)} runs blocking work on the calling thread). Nothing happens between two advances, so a test
+ * sets up an exact moment, one nanosecond before or after a boundary, and sees what the library decides there. Its
+ * origin is the test's choice: two processes' clocks have nothing in common.
+ */
+final class ManualLockClock implements LockClock {
+
+    private static final Instant WALL_ORIGIN = Instant.parse("2026-01-01T00:00:00Z");
+
+    private record Scheduled(long dueNanos, long order, FutureTask<Void> task) {}
+
+    private final long origin;
+    private final PriorityQueue<Scheduled> scheduled;
+    private long now;
+    private long order;
+
+    /** A clock that starts at {@code origin}, any value at all, {@link Long#MAX_VALUE} near included. */
+    ManualLockClock(long origin) {
+        this.origin = origin;
+        this.now = origin;
+        // by due time as a difference from the origin, so that values that wrap still sort in time order
+        this.scheduled = new PriorityQueue<>((a, b) -> {
+            int byDue = Long.compare(a.dueNanos() - origin, b.dueNanos() - origin);
+            return byDue != 0 ? byDue : Long.compare(a.order(), b.order());
+        });
+    }
+
+    @Override
+    public synchronized long nanoTime() {
+        return now;
+    }
+
+    @Override
+    public synchronized Instant instant() {
+        return WALL_ORIGIN.plusNanos(now - origin);
+    }
+
+    @Override
+    public synchronized void sleep(long nanos) throws InterruptedException {
+        long until = now + nanos;
+        while (until - now > 0) {
+            wait();
+        }
+    }
+
+    @Override
+    public synchronized Future<?> schedule(Runnable task, long delayNanos) {
+        FutureTask<Void> future = new FutureTask<>(task, null);
+        scheduled.add(new Scheduled(now + Math.max(0, delayNanos), order++, future));
+        return future;
+    }
+
+    /** Moves time on, running each task that falls due on the way at its due time. */
+    void advance(Duration by) {
+        long target;
+        synchronized (this) {
+            target = now + by.toNanos();
+        }
+        while (true) {
+            FutureTask<Void> next;
+            synchronized (this) {
+                Scheduled first = scheduled.peek();
+                if (first == null || first.dueNanos() - target > 0) {
+                    now = target;
+                    notifyAll();
+                    return;
+                }
+                scheduled.poll();
+                now = first.dueNanos();
+                notifyAll();
+                next = first.task();
+            }
+            next.run(); // a cancelled task does nothing
+            failIfThrown(next);
+        }
+    }
+
+    private static void failIfThrown(FutureTask<Void> task) {
+        if (task.isCancelled()) {
+            return;
+        }
+        try {
+            task.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new AssertionError("a task scheduled on the clock threw", e.getCause());
+        }
+    }
+
+    /** How many tasks wait that are not cancelled. */
+    synchronized long pending() {
+        return scheduled.stream().filter(s -> !s.task().isCancelled()).count();
+    }
+}

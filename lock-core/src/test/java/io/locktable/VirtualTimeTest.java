@@ -1,0 +1,103 @@
+package io.locktable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.locktable.test.DynamoDbEngine;
+import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.TestTable;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+
+/**
+ * The lease rules at their exact boundaries, with each process on a {@link ManualLockClock} of its own: time moves
+ * only when the test moves it, so one nanosecond before and after a boundary can be asked about, and the clocks'
+ * origins are far apart (one next to {@code Long.MAX_VALUE}, so its values wrap), as two machines' monotonic clocks
+ * have nothing in common. The requests still go to the real engine.
+ */
+@DynamoDbEngineTest
+class VirtualTimeTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final Duration NANO = Duration.ofNanos(1);
+
+    @AutoClose
+    private final Contenders contenders;
+
+    private final ManualLockClock holderClock =
+            new ManualLockClock(Long.MAX_VALUE - Duration.ofSeconds(10).toNanos());
+    private final ManualLockClock contenderClock = new ManualLockClock(-42);
+
+    VirtualTimeTest(DynamoDbEngine engine, TestTable table) {
+        this.contenders = new Contenders(engine, table);
+    }
+
+    @Test
+    void aContenderTakesOverAfterWatchingOneRecordVersionForAWholeLeaseOnItsOwnClockAndNotOneNanosecondSooner() {
+        Contenders.Contender holder = contenders.add(b -> b.clock(holderClock));
+        Contenders.Contender contender = contenders.add(b -> b.clock(contenderClock));
+        String name = Contenders.lockName();
+        Lease held = holder.locks().tryAcquire(name, LEASE).orElseThrow();
+
+        // the holder is paused (its clock stands still: no renewal); the contender first sees it now
+        assertThat(contender.locks().tryAcquire(name, LEASE)).isEmpty();
+        contenderClock.advance(LEASE.minus(NANO));
+        assertThat(contender.locks().tryAcquire(name, LEASE)).isEmpty();
+        contenderClock.advance(NANO);
+        Optional<Lease> taken = contender.locks().tryAcquire(name, LEASE);
+
+        assertThat(taken).hasValueSatisfying(lease -> {
+            assertThat(lease.tookOver()).isTrue();
+            assertThat(lease.fencingToken()).isEqualTo(held.fencingToken() + 1);
+        });
+        // the paused holder still believes it holds (fencing is for this); its first renewal after it resumes
+        // finds the record version changed and ends the lease as lost
+        assertThat(held.isHeld()).isTrue();
+        holderClock.advance(LEASE.dividedBy(3));
+        assertThat(held.whenEnded()).isCompletedWithValue(LeaseEnd.LOST);
+        assertThat(taken.orElseThrow().isHeld()).isTrue();
+    }
+
+    @Test
+    void aHolderThatKeepsRenewingIsNeverTakenOverHoweverLongTheContenderWatches() {
+        Contenders.Contender holder = contenders.add(b -> b.clock(holderClock));
+        Contenders.Contender contender = contenders.add(b -> b.clock(contenderClock));
+        String name = Contenders.lockName();
+        Lease held = holder.locks().tryAcquire(name, LEASE).orElseThrow();
+
+        // forty leases of time, the contender asking every 5 s, both clocks running at the same rate
+        Duration step = Duration.ofSeconds(5);
+        for (int i = 0; i < 40 * 6; i++) {
+            assertThat(contender.locks().tryAcquire(name, LEASE))
+                    .as("after %s s", i * 5)
+                    .isEmpty();
+            holderClock.advance(step);
+            contenderClock.advance(step);
+        }
+
+        assertThat(held.isHeld()).isTrue();
+        assertThat(held.renewedAt()).isAfter(held.acquiredAt().plus(LEASE.multipliedBy(39)));
+    }
+
+    @Test
+    void aLeaseWhoseRenewalsFailEndsOnItsOwnClockBeforeItsEndAndIsExpired() {
+        // without the SDK's retries, whose back-off runs in real time
+        Contenders.Contender holder =
+                contenders.add(b -> b.clock(holderClock), o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()));
+        String name = Contenders.lockName();
+        Lease held = holder.locks().tryAcquire(name, LEASE).orElseThrow();
+        holder.faults().blackhole("UpdateItem").blackhole("GetItem");
+
+        holderClock.advance(LEASE.multipliedBy(9).dividedBy(10));
+        assertThat(held.isHeld()).as("nine tenths into the lease").isTrue();
+        holderClock.advance(LEASE.dividedBy(10));
+
+        assertThat(held.isHeld()).isFalse();
+        assertThat(held.whenEnded()).isCompletedWithValue(LeaseEnd.EXPIRED);
+        assertThat(holderClock.pending())
+                .as("nothing left scheduled for an ended lease")
+                .isZero();
+    }
+}
