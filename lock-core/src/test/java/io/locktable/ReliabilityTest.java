@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughputExceededException;
 
@@ -285,12 +286,16 @@ class ReliabilityTest {
                         history.held(lease);
                         while (!stop.get()) {
                             long sent = System.nanoTime();
-                            history.write(
-                                    name,
-                                    lease.owner(),
-                                    lease.fencingToken(),
-                                    sent,
-                                    resource.write(name, lease.fencingToken(), lease.owner()));
+                            boolean applied;
+                            try {
+                                applied = resource.write(name, lease.fencingToken(), lease.owner());
+                            } catch (SdkClientException e) {
+                                // the interrupt aborted this write (it may land here rather than in the
+                                // sleep): ignored on purpose too, the work goes on and writes again
+                                Thread.interrupted();
+                                continue;
+                            }
+                            history.write(name, lease.owner(), lease.fencingToken(), sent, applied);
                             try {
                                 Thread.sleep(50);
                             } catch (InterruptedException e) {
