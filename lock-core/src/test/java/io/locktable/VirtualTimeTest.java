@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 
 /**
@@ -79,6 +81,38 @@ class VirtualTimeTest {
 
         assertThat(held.isHeld()).isTrue();
         assertThat(held.renewedAt()).isAfter(held.acquiredAt().plus(LEASE.multipliedBy(39)));
+    }
+
+    /**
+     * The one assumption about clocks: that they run at about the same rate. A holder renews every third of its
+     * lease on its own clock, so a contender watching one record version for a whole lease on its clock is safe
+     * while the holder's clock runs at more than a third of the contender's rate; below that, the contender takes
+     * over a holder that still believes it holds, which is what fencing tokens are for.
+     */
+    @ParameterizedTest(name = "holder clock at {0} of the contender''s rate")
+    @CsvSource({"1.0, false", "0.5, false", "0.4, false", "0.3, true"})
+    void aRenewingHolderIsSafeWhileItsClockRunsAtMoreThanAThirdOfTheContendersRate(
+            double holderRate, boolean takenOver) {
+        Contenders.Contender holder = contenders.add(b -> b.clock(holderClock));
+        Contenders.Contender contender = contenders.add(b -> b.clock(contenderClock));
+        String name = Contenders.lockName();
+        Lease held = holder.locks().tryAcquire(name, LEASE).orElseThrow();
+
+        Duration step = Duration.ofSeconds(1);
+        Optional<Lease> taken = Optional.empty();
+        for (int second = 0; second < 10 * 30 && taken.isEmpty(); second++) {
+            taken = contender.locks().tryAcquire(name, LEASE);
+            contenderClock.advance(step);
+            holderClock.advance(Duration.ofNanos((long) (step.toNanos() * holderRate)));
+        }
+
+        assertThat(taken.isPresent()).as("taken over within ten leases").isEqualTo(takenOver);
+        if (takenOver) {
+            assertThat(held.isHeld())
+                    .as("the slow holder still believes it holds")
+                    .isTrue();
+            assertThat(taken.orElseThrow().fencingToken()).isGreaterThan(held.fencingToken());
+        }
     }
 
     @Test
