@@ -2,6 +2,7 @@ package io.locktable;
 
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.TestTable;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,12 +40,27 @@ final class Contenders implements AutoCloseable {
 
     /** A contender whose client has extra settings, such as no retries. */
     Contender add(Consumer<LockTable.Builder> customizer, Consumer<ClientOverrideConfiguration.Builder> overrides) {
+        return add(customizer, overrides, engine.endpoint());
+    }
+
+    /** A contender that reaches the engine at another endpoint, such as a {@link io.locktable.test.TcpProxy}. */
+    Contender addVia(URI endpoint, Consumer<LockTable.Builder> customizer) {
+        return add(customizer, o -> {}, endpoint);
+    }
+
+    private Contender add(
+            Consumer<LockTable.Builder> customizer,
+            Consumer<ClientOverrideConfiguration.Builder> overrides,
+            URI endpoint) {
         RequestRecorder requests = new RequestRecorder();
         FaultInjector faults = new FaultInjector();
-        DynamoDbClient client = engine.newClient(o -> {
-            o.addExecutionInterceptor(requests).addExecutionInterceptor(faults);
-            overrides.accept(o);
-        });
+        DynamoDbClient client = engine.clientBuilder()
+                .endpointOverride(endpoint)
+                .overrideConfiguration(o -> {
+                    o.addExecutionInterceptor(requests).addExecutionInterceptor(faults);
+                    overrides.accept(o);
+                })
+                .build();
         LockTable.Builder builder = LockTable.builder(client, table.name(), table.partitionKey());
         table.sortKey().ifPresent(builder::sortKey);
         customizer.accept(builder);

@@ -1,0 +1,220 @@
+package io.locktable.test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A TCP proxy on a free loopback port in front of an engine, whose network can be made to fail for the clients
+ * that go through it: connections that stall, that are reset, or whose replies are lost after the engine applied
+ * the request. Unlike an SDK interceptor it fails the real socket, so the SDK's own timeouts, retries and
+ * connection pool are part of what is tested.
+ *
+ * <pre>{@code
+ * try (TcpProxy proxy = TcpProxy.start(engine.endpoint())) {
+ *     DynamoDbClient client = engine.clientBuilder().endpointOverride(proxy.endpoint()).build();
+ *     ...
+ *     proxy.mode(TcpProxy.Mode.BLACKHOLE); // the client's requests go unanswered from now on
+ * }
+ * }</pre>
+ */
+public final class TcpProxy implements AutoCloseable {
+
+    /** What the proxy does with the bytes it is given. */
+    public enum Mode {
+        /** Forwards both ways. */
+        PASS,
+        /**
+         * Accepts and reads, forwards nothing either way: requests hang until the client gives up. A connection that
+         * lost bytes this way is reset when it next carries any after the mode changed.
+         */
+        BLACKHOLE,
+        /** Resets every open connection at once, and every new one as it arrives. */
+        RESET,
+        /** Forwards requests to the engine, which applies them, then resets the connection instead of replying. */
+        DROP_REPLIES
+    }
+
+    private static final int BUFFER = 16 * 1024;
+
+    private final ServerSocket server;
+    private final InetSocketAddress target;
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final AtomicLong droppedReplies = new AtomicLong();
+    private final AtomicLong accepted = new AtomicLong();
+    private volatile Mode mode = Mode.PASS;
+
+    private TcpProxy(ServerSocket server, InetSocketAddress target) {
+        this.server = server;
+        this.target = target;
+    }
+
+    /**
+     * Starts a proxy to an HTTP endpoint, in {@link Mode#PASS}.
+     *
+     * @param endpoint where the engine answers, such as {@link DynamoDbEngine#endpoint()}
+     * @return the running proxy; close it when done
+     * @throws UncheckedIOException if no loopback port could be opened
+     */
+    public static TcpProxy start(URI endpoint) {
+        Objects.requireNonNull(endpoint, "endpoint");
+        int port = endpoint.getPort() != -1 ? endpoint.getPort() : "https".equals(endpoint.getScheme()) ? 443 : 80;
+        try {
+            ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            TcpProxy proxy = new TcpProxy(server, new InetSocketAddress(endpoint.getHost(), port));
+            daemon("locktable-proxy-accept", proxy::acceptLoop).start();
+            return proxy;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not open a loopback port for the proxy", e);
+        }
+    }
+
+    /**
+     * Where clients reach the proxy.
+     *
+     * @return {@code http://127.0.0.1:<port>}
+     */
+    public URI endpoint() {
+        return URI.create("http://" + server.getInetAddress().getHostAddress() + ":" + server.getLocalPort());
+    }
+
+    /**
+     * Changes what the proxy does from now on; {@link Mode#RESET} also resets the connections open now.
+     *
+     * @param mode the new mode
+     */
+    public void mode(Mode mode) {
+        this.mode = Objects.requireNonNull(mode, "mode");
+        if (mode == Mode.RESET) {
+            open.forEach(this::reset);
+        }
+    }
+
+    /**
+     * How many replies {@link Mode#DROP_REPLIES} has kept from the clients so far.
+     *
+     * @return the count
+     */
+    public long droppedReplies() {
+        return droppedReplies.get();
+    }
+
+    /**
+     * How many connections clients have opened through the proxy.
+     *
+     * @return the count
+     */
+    public long acceptedConnections() {
+        return accepted.get();
+    }
+
+    /** Stops listening and resets every open connection. */
+    @Override
+    public void close() {
+        try {
+            server.close();
+        } catch (IOException e) {
+            // closing anyway
+        }
+        open.forEach(this::reset);
+    }
+
+    private void acceptLoop() {
+        while (!server.isClosed()) {
+            Socket client;
+            try {
+                client = server.accept();
+            } catch (IOException e) {
+                return; // closed
+            }
+            accepted.incrementAndGet();
+            if (mode == Mode.RESET) {
+                reset(client);
+                continue;
+            }
+            daemon("locktable-proxy-connect", () -> connect(client)).start();
+        }
+    }
+
+    private void connect(Socket client) {
+        Socket upstream = new Socket();
+        try {
+            upstream.connect(target, 5_000);
+        } catch (IOException e) {
+            reset(client);
+            closeQuietly(upstream);
+            return;
+        }
+        open.add(client);
+        open.add(upstream);
+        daemon("locktable-proxy-up", () -> pump(client, upstream, false)).start();
+        daemon("locktable-proxy-down", () -> pump(upstream, client, true)).start();
+    }
+
+    private void pump(Socket from, Socket to, boolean replies) {
+        byte[] buffer = new byte[BUFFER];
+        try (InputStream in = from.getInputStream()) {
+            OutputStream out = to.getOutputStream();
+            int read;
+            boolean discarded = false;
+            while ((read = in.read(buffer)) != -1) {
+                Mode now = mode;
+                if (now == Mode.BLACKHOLE) {
+                    discarded = true;
+                    continue;
+                }
+                if (discarded) {
+                    break; // bytes were lost on this connection: it cannot carry HTTP any more
+                }
+                if (now == Mode.RESET) {
+                    break;
+                }
+                if (now == Mode.DROP_REPLIES && replies) {
+                    droppedReplies.incrementAndGet();
+                    break;
+                }
+                out.write(buffer, 0, read);
+                out.flush();
+            }
+        } catch (IOException e) {
+            // the other side went away: end both
+        } finally {
+            reset(from);
+            reset(to);
+        }
+    }
+
+    private void reset(Socket socket) {
+        open.remove(socket);
+        try {
+            socket.setSoLinger(true, 0); // close with RST, as a dropped connection does
+        } catch (IOException e) {
+            // closing anyway
+        }
+        closeQuietly(socket);
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            // nothing more to do
+        }
+    }
+
+    private static Thread daemon(String name, Runnable task) {
+        Thread thread = new Thread(task, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+}
