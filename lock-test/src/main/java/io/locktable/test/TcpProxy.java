@@ -64,11 +64,16 @@ public final class TcpProxy implements AutoCloseable {
      *
      * @param endpoint where the engine answers, such as {@link DynamoDbEngine#endpoint()}
      * @return the running proxy; close it when done
+     * @throws IllegalArgumentException if the endpoint is not plain {@code http}: TLS would not verify against a
+     *     loopback address, so tests through the proxy skip such engines (see {@link #supports(URI)})
      * @throws UncheckedIOException if no loopback port could be opened
      */
     public static TcpProxy start(URI endpoint) {
         Objects.requireNonNull(endpoint, "endpoint");
-        int port = endpoint.getPort() != -1 ? endpoint.getPort() : "https".equals(endpoint.getScheme()) ? 443 : 80;
+        if (!supports(endpoint)) {
+            throw new IllegalArgumentException("TcpProxy relays plain http only, not " + endpoint);
+        }
+        int port = endpoint.getPort() != -1 ? endpoint.getPort() : 80;
         try {
             ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
             TcpProxy proxy = new TcpProxy(server, new InetSocketAddress(endpoint.getHost(), port));
@@ -77,6 +82,16 @@ public final class TcpProxy implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("could not open a loopback port for the proxy", e);
         }
+    }
+
+    /**
+     * Tells whether the proxy can stand in front of an endpoint: plain {@code http}, as local engines are.
+     *
+     * @param endpoint the engine's endpoint
+     * @return true for an {@code http} URL with a host
+     */
+    public static boolean supports(URI endpoint) {
+        return "http".equalsIgnoreCase(endpoint.getScheme()) && endpoint.getHost() != null;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.locktable.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.Map;
@@ -28,6 +29,7 @@ class TcpProxyTest {
     TcpProxyTest(DynamoDbEngine engine, TestTable table) {
         this.engine = engine;
         this.table = table;
+        assumeTrue(TcpProxy.supports(engine.endpoint()), "engine " + engine.name() + " is reached over TLS");
         this.proxy = TcpProxy.start(engine.endpoint());
         this.client = engine.clientBuilder()
                 .endpointOverride(proxy.endpoint())
@@ -44,6 +46,15 @@ class TcpProxyTest {
         return engine.client()
                 .getItem(r -> r.tableName(table.name()).key(item(id)).consistentRead(true))
                 .hasItem();
+    }
+
+    @Test
+    void refusesATlsEndpoint() {
+        assertThat(TcpProxy.supports(java.net.URI.create("https://dynamodb.eu-west-1.amazonaws.com")))
+                .isFalse();
+        assertThatThrownBy(() -> TcpProxy.start(java.net.URI.create("https://dynamodb.eu-west-1.amazonaws.com")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("plain http");
     }
 
     @Test
