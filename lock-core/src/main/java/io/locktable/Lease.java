@@ -252,7 +252,9 @@ public final class Lease implements AutoCloseable {
      * @param items the writes to fence
      * @throws LeaseLostException if the lease is no longer held, locally or on the table; nothing was applied
      * @throws software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException if the transaction was
-     *     cancelled for a reason of the other items (their own conditions, a conflict, throttling)
+     *     cancelled for any other reason: a condition or conflict of the other items, throttling, or a {@code
+     *     TransactionConflict} on the lock item itself, met when this lease's renewal was writing it at that
+     *     moment; nothing was applied, and the lease is still held, so the caller may retry
      * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException for other failures of the request
      */
     public void transactWrite(TransactWriteItem... items) {
