@@ -2,6 +2,8 @@ package io.locktable;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -22,6 +24,7 @@ final class ManualLockClock implements LockClock {
 
     private final long origin;
     private final PriorityQueue<Scheduled> scheduled;
+    private final Map<Thread, Long> sleepers = new HashMap<>();
     private long now;
     private long order;
 
@@ -49,9 +52,23 @@ final class ManualLockClock implements LockClock {
     @Override
     public synchronized void sleep(long nanos) throws InterruptedException {
         long until = now + nanos;
-        while (until - now > 0) {
-            wait();
+        sleepers.put(Thread.currentThread(), until);
+        try {
+            while (until - now > 0) {
+                wait();
+            }
+        } finally {
+            sleepers.remove(Thread.currentThread());
         }
+    }
+
+    /**
+     * Tells whether some thread sleeps on this clock and every sleeping thread waits for a time still to come: a
+     * test driving a blocking call on another thread advances only then, so that a sleeper woken by the last
+     * advance has gone back to sleep (or returned) first.
+     */
+    synchronized boolean sleepersWaiting() {
+        return !sleepers.isEmpty() && sleepers.values().stream().allMatch(until -> until - now > 0);
     }
 
     @Override

@@ -1,12 +1,14 @@
 package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -81,6 +83,44 @@ class VirtualTimeTest {
 
         assertThat(held.isHeld()).isTrue();
         assertThat(held.renewedAt()).isAfter(held.acquiredAt().plus(LEASE.multipliedBy(39)));
+    }
+
+    @Test
+    void aWaitingContenderReadsEveryThirdOfTheLeaseAtMostTenSecondsAndTakesOverAtTheDueTimeNotAPollLater()
+            throws Exception {
+        Contenders.Contender holder = contenders.add(b -> b.clock(holderClock));
+        Contenders.Contender contender = contenders.add(b -> b.clock(contenderClock));
+        String name = Contenders.lockName();
+        Lease held = holder.locks().tryAcquire(name, LEASE).orElseThrow();
+        long start = contenderClock.nanoTime();
+
+        // the holder is paused; the contender waits in acquire on a thread of its own while the test moves its
+        // clock a second at a time, each time once the contender sleeps again
+        CompletableFuture<Lease> taken = CompletableFuture.supplyAsync(() -> {
+            try {
+                return contender.locks().acquire(name, LEASE.multipliedBy(3));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Duration step = Duration.ofSeconds(1);
+        while (!taken.isDone()) {
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(2))
+                    .until(() -> contenderClock.sleepersWaiting() || taken.isDone());
+            if (!taken.isDone()) {
+                contenderClock.advance(step);
+            }
+        }
+        Duration waited = Duration.ofNanos(contenderClock.nanoTime() - start);
+
+        assertThat(taken.get().fencingToken()).isEqualTo(held.fencingToken() + 1);
+        assertThat(waited).as("a whole lease, and not a poll more").isBetween(LEASE, LEASE.plus(step));
+        // its first write failed on the held lock and read it (no item on the failure here); then a read at about
+        // 10 s and 20 s (a third of the lease, plus up to 10 % jitter), the last sleep cut short at the due time,
+        // and at 30 s the read that finds the same record version and the takeover's write
+        assertThat(contender.requests().operations())
+                .containsExactly("UpdateItem", "GetItem", "GetItem", "GetItem", "GetItem", "UpdateItem");
     }
 
     /**
