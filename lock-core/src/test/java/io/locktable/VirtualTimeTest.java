@@ -33,6 +33,7 @@ class VirtualTimeTest {
     private final ManualLockClock holderClock =
             new ManualLockClock(Long.MAX_VALUE - Duration.ofSeconds(10).toNanos());
     private final ManualLockClock contenderClock = new ManualLockClock(-42);
+    private final String name = Contenders.lockName();
 
     VirtualTimeTest(DynamoDbEngine engine, TestTable table) {
         this.contenders = new Contenders(engine, table);
@@ -42,7 +43,6 @@ class VirtualTimeTest {
     void aContenderTakesOverAfterWatchingOneRecordVersionForAWholeLeaseOnItsOwnClockAndNotOneNanosecondSooner() {
         Contenders.Contender holder = contenders.add(b -> b.clock(holderClock));
         Contenders.Contender contender = contenders.add(b -> b.clock(contenderClock));
-        String name = Contenders.lockName();
         Lease held = holder.locks().tryAcquire(name, LEASE).orElseThrow();
 
         // the holder is paused (its clock stands still: no renewal); the contender first sees it now
@@ -68,7 +68,6 @@ class VirtualTimeTest {
     void aHolderThatKeepsRenewingIsNeverTakenOverHoweverLongTheContenderWatches() {
         Contenders.Contender holder = contenders.add(b -> b.clock(holderClock));
         Contenders.Contender contender = contenders.add(b -> b.clock(contenderClock));
-        String name = Contenders.lockName();
         Lease held = holder.locks().tryAcquire(name, LEASE).orElseThrow();
 
         // forty leases of time, the contender asking every 5 s, both clocks running at the same rate
@@ -90,7 +89,6 @@ class VirtualTimeTest {
             throws Exception {
         Contenders.Contender holder = contenders.add(b -> b.clock(holderClock));
         Contenders.Contender contender = contenders.add(b -> b.clock(contenderClock));
-        String name = Contenders.lockName();
         Lease held = holder.locks().tryAcquire(name, LEASE).orElseThrow();
         long start = contenderClock.nanoTime();
 
@@ -135,7 +133,6 @@ class VirtualTimeTest {
             double holderRate, boolean takenOver) {
         Contenders.Contender holder = contenders.add(b -> b.clock(holderClock));
         Contenders.Contender contender = contenders.add(b -> b.clock(contenderClock));
-        String name = Contenders.lockName();
         Lease held = holder.locks().tryAcquire(name, LEASE).orElseThrow();
 
         Duration step = Duration.ofSeconds(1);
@@ -160,7 +157,6 @@ class VirtualTimeTest {
         // without the SDK's retries, whose back-off runs in real time
         Contenders.Contender holder =
                 contenders.add(b -> b.clock(holderClock), o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()));
-        String name = Contenders.lockName();
         Lease held = holder.locks().tryAcquire(name, LEASE).orElseThrow();
         holder.faults().blackhole("UpdateItem").blackhole("GetItem");
 

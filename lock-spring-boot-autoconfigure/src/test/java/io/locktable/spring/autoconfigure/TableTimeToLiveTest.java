@@ -55,16 +55,20 @@ class TableTimeToLiveTest {
         return text.split(java.util.regex.Pattern.quote(part), -1).length - 1;
     }
 
+    /** A context that creates the table, with the time-to-live attribute set. */
+    private ApplicationContextRunner creating(String created) {
+        return runner.withPropertyValues(
+                "locktable.table-name=" + created,
+                "locktable.create-table=true",
+                "locktable.time-to-live.attribute=expiresAt");
+    }
+
     @Test
     void aTableTheStarterCreatesGetsItsTimeToLiveOnTheAttribute() {
         EngineAssumptions.assumeCapability(engine, EngineCapability.TIME_TO_LIVE);
         String created = engine.uniqueTableName("ttl-created");
         try {
-            runner.withPropertyValues(
-                            "locktable.table-name=" + created,
-                            "locktable.create-table=true",
-                            "locktable.time-to-live.attribute=expiresAt")
-                    .run(context -> assertThat(context).hasNotFailed());
+            creating(created).run(context -> assertThat(context).hasNotFailed());
 
             TimeToLiveDescription description = engine.client()
                     .describeTimeToLive(r -> r.tableName(created))
@@ -83,15 +87,11 @@ class TableTimeToLiveTest {
                 "engine " + engine.name() + " has TIME_TO_LIVE: the time to live is enabled, not warned about");
         String created = engine.uniqueTableName("ttl-refused");
         try {
-            runner.withPropertyValues(
-                            "locktable.table-name=" + created,
-                            "locktable.create-table=true",
-                            "locktable.time-to-live.attribute=expiresAt")
-                    .run(context -> {
-                        assertThat(context).hasNotFailed();
-                        assertThat(context.getBean(LockTable.class).tryAcquire("ttl", Duration.ofSeconds(2)))
-                                .isPresent();
-                    });
+            creating(created).run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(LockTable.class).tryAcquire("ttl", Duration.ofSeconds(2)))
+                        .isPresent();
+            });
 
             String warning = "Could not enable the time to live of the lock table '" + created + "' on 'expiresAt'";
             assertThat(occurrences(output.getOut(), warning)).isEqualTo(1);
