@@ -243,19 +243,20 @@ final class LockTables {
         List<AttributeDefinition> attributes = new ArrayList<>();
         addKey(keys, attributes, locks.partitionKey(), KeyType.HASH);
         locks.sortKey().ifPresent(sortKey -> addKey(keys, attributes, sortKey, KeyType.RANGE));
+        boolean created;
         try {
             client.createTable(r -> r.tableName(table)
                     .keySchema(keys)
                     .attributeDefinitions(attributes)
                     .billingMode(BillingMode.PAY_PER_REQUEST));
             log.info("Created the lock table '{}' (locktable.create-table=true)", table);
+            created = true;
         } catch (ResourceInUseException e) {
             log.debug("The lock table '{}' is being created by another instance", table);
-            client.waiter().waitUntilTableExists(r -> r.tableName(table));
-            return false;
+            created = false;
         }
         client.waiter().waitUntilTableExists(r -> r.tableName(table));
-        return true;
+        return created;
     }
 
     private static void addKey(
