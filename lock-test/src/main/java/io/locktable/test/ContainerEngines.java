@@ -7,8 +7,6 @@ import java.util.Set;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.utility.DockerImageName;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 
 /**
@@ -41,7 +39,7 @@ final class ContainerEngines {
                 "container (" + image.trim().toLowerCase(Locale.ROOT) + ")",
                 endpoint,
                 Region.US_EAST_1,
-                StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")),
+                DynamoDbEngines.LOCAL_CREDENTIALS,
                 capabilities,
                 "");
     }

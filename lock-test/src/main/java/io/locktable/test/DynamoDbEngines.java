@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkClientException;
@@ -35,6 +36,10 @@ import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
  * engine lacks stops the run with what the engine answered.
  */
 public final class DynamoDbEngines {
+
+    /** For engines on loopback, which take any credentials. */
+    static final AwsCredentialsProvider LOCAL_CREDENTIALS =
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"));
 
     private static DynamoDbEngine current;
     private static RuntimeException failure;
@@ -80,13 +85,7 @@ public final class DynamoDbEngines {
 
     private static DynamoDbEngine dynalite() {
         URI endpoint = DynaliteServer.shared().endpoint();
-        return new HttpEngine(
-                "dynalite",
-                endpoint,
-                Region.US_EAST_1,
-                StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")),
-                declaredCapabilities(),
-                "");
+        return new HttpEngine("dynalite", endpoint, Region.US_EAST_1, LOCAL_CREDENTIALS, declaredCapabilities(), "");
     }
 
     private static DynamoDbEngine container() {
@@ -126,7 +125,7 @@ public final class DynamoDbEngines {
                 endpoint,
                 region(loopback),
                 loopback
-                        ? StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"))
+                        ? LOCAL_CREDENTIALS
                         : DefaultCredentialsProvider.builder().build(),
                 declaredCapabilities(),
                 runPrefix());

@@ -1,6 +1,7 @@
 package io.locktable.test;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -73,8 +74,7 @@ public final class SkippedTestsSummary implements TestExecutionListener {
         }
         Map<String, List<String>> byReason = new TreeMap<>();
         for (Skip skip : skips) {
-            byReason.computeIfAbsent(skip.reason(), reason -> new CopyOnWriteArrayList<>())
-                    .add(skip.test());
+            byReason.computeIfAbsent(skip.reason(), reason -> new ArrayList<>()).add(skip.test());
         }
         out.println("[lock-test] " + skips.size() + (skips.size() == 1 ? " test" : " tests") + " skipped");
         byReason.forEach((reason, tests) -> out.println("[lock-test]   " + tests.size() + " × " + reason + " "

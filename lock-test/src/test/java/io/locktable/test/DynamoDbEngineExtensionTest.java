@@ -11,8 +11,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
@@ -210,7 +208,7 @@ class DynamoDbEngineExtensionTest {
                 "dynalite",
                 DynaliteServer.shared().endpoint(),
                 Region.US_EAST_1,
-                StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")),
+                DynamoDbEngines.LOCAL_CREDENTIALS,
                 declared,
                 prefix);
     }
