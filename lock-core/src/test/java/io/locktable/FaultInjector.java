@@ -7,12 +7,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 
 /**
  * Faults for one client: fail a request before it reaches the engine, delay it, or let the engine apply it and
@@ -40,6 +42,20 @@ final class FaultInjector implements ExecutionInterceptor {
 
     private final List<Rule> rules = new CopyOnWriteArrayList<>();
     private final AtomicInteger injected = new AtomicInteger();
+
+    /**
+     * An error as the engine would answer it, for {@link #failWith}: the given builder (of the exception's own
+     * type, with its own fields set) gets the HTTP status, the message and the error code of the exception's name.
+     */
+    static DynamoDbException engineError(DynamoDbException.Builder builder, int status, String code, String message) {
+        builder.message(message)
+                .statusCode(status)
+                .awsErrorDetails(AwsErrorDetails.builder()
+                        .errorCode(code)
+                        .errorMessage(message)
+                        .build());
+        return (DynamoDbException) builder.build(); // every builder of the DynamoDB model builds one
+    }
 
     /** Fails the next {@code times} attempts of an operation before they reach the engine. */
     FaultInjector failBeforeSend(String operation, int times) {

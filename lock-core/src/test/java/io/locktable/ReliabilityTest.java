@@ -27,7 +27,6 @@ import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughputExceededException;
@@ -191,23 +190,13 @@ class ReliabilityTest {
 
     private static RuntimeException synthetic(String kind) {
         if (kind.equals("throttling")) {
-            return ProvisionedThroughputExceededException.builder()
-                    .statusCode(400)
-                    .message("injected throttling")
-                    .awsErrorDetails(AwsErrorDetails.builder()
-                            .errorCode("ProvisionedThroughputExceededException")
-                            .errorMessage("injected throttling")
-                            .build())
-                    .build();
+            return FaultInjector.engineError(
+                    ProvisionedThroughputExceededException.builder(),
+                    400,
+                    "ProvisionedThroughputExceededException",
+                    "injected throttling");
         }
-        return DynamoDbException.builder()
-                .statusCode(500)
-                .message("injected 500")
-                .awsErrorDetails(AwsErrorDetails.builder()
-                        .errorCode("InternalServerError")
-                        .errorMessage("injected 500")
-                        .build())
-                .build();
+        return FaultInjector.engineError(DynamoDbException.builder(), 500, "InternalServerError", "injected 500");
     }
 
     @Test

@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
@@ -77,19 +76,16 @@ class TransactionPathTest {
             @Override
             public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
                 if ("TransactWriteItems".equals(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME))) {
-                    throw TransactionCanceledException.builder()
-                            .message("Transaction cancelled")
-                            .statusCode(400)
-                            .awsErrorDetails(AwsErrorDetails.builder()
-                                    .errorCode("TransactionCanceledException")
-                                    .errorMessage("Transaction cancelled")
-                                    .build())
-                            .cancellationReasons(reasons.get().stream()
-                                    .map(code -> CancellationReason.builder()
-                                            .code(code)
-                                            .build())
-                                    .toList())
-                            .build();
+                    throw FaultInjector.engineError(
+                            TransactionCanceledException.builder()
+                                    .cancellationReasons(reasons.get().stream()
+                                            .map(code -> CancellationReason.builder()
+                                                    .code(code)
+                                                    .build())
+                                            .toList()),
+                            400,
+                            "TransactionCanceledException",
+                            "Transaction cancelled");
                 }
             }
         };
@@ -192,14 +188,11 @@ class TransactionPathTest {
         a.faults()
                 .failWith(
                         "UpdateItem",
-                        () -> TransactionConflictException.builder()
-                                .message("Transaction is ongoing for the item")
-                                .statusCode(400)
-                                .awsErrorDetails(AwsErrorDetails.builder()
-                                        .errorCode("TransactionConflictException")
-                                        .errorMessage("Transaction is ongoing for the item")
-                                        .build())
-                                .build(),
+                        () -> FaultInjector.engineError(
+                                TransactionConflictException.builder(),
+                                400,
+                                "TransactionConflictException",
+                                "Transaction is ongoing for the item"),
                         3);
         Instant before = lease.renewedAt();
 
