@@ -131,10 +131,12 @@ final class Acquirer {
             return new Acquired(acquired);
         } catch (ConditionalCheckFailedException e) {
             listeners.onRequestSucceeded(name);
-            long answered = clock.nanoTime();
             StoredLock holder = e.hasItem() && !e.item().isEmpty()
                     ? StoredLock.parse(name, items.tableName(), e.item())
                     : read(name, lease);
+            // step 3: a record version is dated no earlier than the answer that showed it; dated before a read
+            // that took long, a renewal it shows would look older than it is, and a takeover come too soon
+            long answered = clock.nanoTime();
             if (holder == null || !holder.isHeld()) {
                 return new Busy(-1, -1);
             }

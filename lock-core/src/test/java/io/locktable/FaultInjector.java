@@ -14,6 +14,7 @@ import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 
 /**
@@ -40,7 +41,11 @@ final class FaultInjector implements ExecutionInterceptor {
             .cause(new IOException("injected connection reset"))
             .build();
 
+    private record Action(String operation, Runnable action, AtomicInteger times) {}
+
     private final List<Rule> rules = new CopyOnWriteArrayList<>();
+    private final List<Action> actions = new CopyOnWriteArrayList<>();
+    private volatile boolean stripConditionFailureItem;
     private final AtomicInteger injected = new AtomicInteger();
 
     /**
@@ -94,8 +99,28 @@ final class FaultInjector implements ExecutionInterceptor {
         return failBeforeSend(operation, Integer.MAX_VALUE);
     }
 
+    /**
+     * Runs an action on the request's thread just before the next {@code times} attempts of an operation are sent,
+     * as if what the action does happened while the request was on its way.
+     */
+    FaultInjector beforeSend(String operation, Runnable action, int times) {
+        AtomicInteger left = new AtomicInteger(times);
+        actions.add(new Action(operation, action, left));
+        return this;
+    }
+
+    /**
+     * Takes the item out of every {@code ConditionalCheckFailedException}, as engines that do not honour {@code
+     * ReturnValuesOnConditionCheckFailure} answer, so a test runs the read that follows on every engine.
+     */
+    FaultInjector withoutItemOnConditionFailure() {
+        stripConditionFailureItem = true;
+        return this;
+    }
+
     void clear() {
         rules.clear();
+        actions.clear();
     }
 
     int injected() {
@@ -104,7 +129,21 @@ final class FaultInjector implements ExecutionInterceptor {
 
     @Override
     public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+        String operation = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
+        for (Action action : actions) {
+            if (action.operation().equals(operation) && action.times().getAndDecrement() > 0) {
+                action.action().run();
+            }
+        }
         apply(When.BEFORE_SEND, context.request(), attributes);
+    }
+
+    @Override
+    public Throwable modifyException(Context.FailedExecution context, ExecutionAttributes attributes) {
+        if (stripConditionFailureItem && context.exception() instanceof ConditionalCheckFailedException failed) {
+            return failed.toBuilder().item(null).build();
+        }
+        return context.exception();
     }
 
     @Override

@@ -64,6 +64,51 @@ class VirtualTimeTest {
         assertThat(taken.orElseThrow().isHeld()).isTrue();
     }
 
+    /**
+     * A record version is dated no earlier than the answer that showed it. Here the contender's write fails on the
+     * held lock without the item (as on engines that do not return it), and its read takes a third of a lease, during
+     * which the holder renews. Dating the version at the failed write, before the read, would let the contender take
+     * over a third of a lease before the holder (then cut off from the table) stops believing it holds the lock.
+     */
+    @Test
+    void aRecordVersionSeenByASlowReadIsDatedAtTheReadsAnswerSoTheHolderStopsBelievingFirst() {
+        Contenders.Contender holder =
+                contenders.add(b -> b.clock(holderClock), o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()));
+        Contenders.Contender contender = contenders.add(b -> b.clock(contenderClock));
+        Lease held = holder.locks().tryAcquire(name, LEASE).orElseThrow();
+        Duration third = LEASE.dividedBy(3);
+        contender
+                .faults()
+                .withoutItemOnConditionFailure()
+                .beforeSend(
+                        "GetItem",
+                        () -> {
+                            holderClock.advance(third); // the holder renews while the read is on its way
+                            contenderClock.advance(third);
+                        },
+                        1);
+
+        assertThat(contender.locks().tryAcquire(name, LEASE)).isEmpty();
+        assertThat(held.renewedAt()).isAfter(held.acquiredAt());
+        holder.faults().blackhole("UpdateItem").blackhole("GetItem"); // the holder is cut off from the table
+        holderClock.advance(LEASE.minus(third).plus(NANO));
+        contenderClock.advance(LEASE.minus(third).plus(NANO));
+
+        // a whole lease after the failed write, but not after the read that showed the renewed version
+        assertThat(held.isHeld())
+                .as("the holder believes until its renewal's send plus a lease")
+                .isTrue();
+        assertThat(contender.locks().tryAcquire(name, LEASE))
+                .as("no takeover while the holder still believes")
+                .isEmpty();
+
+        holderClock.advance(third);
+        contenderClock.advance(third);
+        assertThat(held.isHeld()).isFalse();
+        assertThat(contender.locks().tryAcquire(name, LEASE))
+                .hasValueSatisfying(lease -> assertThat(lease.fencingToken()).isEqualTo(held.fencingToken() + 1));
+    }
+
     @Test
     void aHolderThatKeepsRenewingIsNeverTakenOverHoweverLongTheContenderWatches() {
         Contenders.Contender holder = contenders.add(b -> b.clock(holderClock));
