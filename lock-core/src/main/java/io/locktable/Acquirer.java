@@ -2,27 +2,22 @@ package io.locktable;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.core.exception.SdkClientException;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
-import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
-import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
- * One acquire attempt at a time: writes at once to a lock it has not seen held, and otherwise reads first and
- * writes only when the lock is free or its holder kept one record version for a whole lease on this process's
- * monotonic clock.
+ * One acquire attempt at a time (steps 2 to 4 of the protocol): writes at once to a lock it has not seen held, and
+ * otherwise reads first and writes only when the lock is free or its holder kept one record version for a whole
+ * lease on this process's monotonic clock. It decides; {@link LockStore} sends.
  */
 final class Acquirer {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
-    private static final Duration MAX_READ_TIMEOUT = Duration.ofSeconds(10);
+    private static final long FIRST_GIVE_BACK_RETRY_NANOS =
+            Duration.ofMillis(100).toNanos();
+    private static final long LAST_GIVE_BACK_RETRY_NANOS = Duration.ofSeconds(5).toNanos();
 
     /** A holder this table has seen: its record version, when it was first seen with it, and its lease. */
     private record SeenHolder(String rvn, long sinceNanos, long leaseNanos) {}
@@ -41,8 +36,7 @@ final class Acquirer {
      */
     record Busy(long untilDueNanos, long holderLeaseNanos) implements Attempt {}
 
-    private final DynamoDbClient client;
-    private final LockItems items;
+    private final LockStore store;
     private final LockClock clock;
     private final Listeners listeners;
     private final FenceHighWater fences;
@@ -51,15 +45,13 @@ final class Acquirer {
     private final ConcurrentMap<String, SeenHolder> watched = new ConcurrentHashMap<>();
 
     Acquirer(
-            DynamoDbClient client,
-            LockItems items,
+            LockStore store,
             LockClock clock,
             Listeners listeners,
             FenceHighWater fences,
             LeaseKeeper keeper,
             String owner) {
-        this.client = client;
-        this.items = items;
+        this.store = store;
         this.clock = clock;
         this.listeners = listeners;
         this.fences = fences;
@@ -67,21 +59,28 @@ final class Acquirer {
         this.owner = owner;
     }
 
-    Attempt attempt(String name, Duration lease) {
+    /**
+     * One attempt.
+     *
+     * @param waitLeftNanos how long the caller still waits; no request outlasts it
+     */
+    Attempt attempt(String name, Duration lease, long waitLeftNanos) {
         SeenHolder seen = watched.get(name);
         if (seen == null) {
-            return write(name, lease, null);
+            return write(name, lease, null, waitLeftNanos); // step 2
         }
-        StoredLock current = read(name, lease);
+        long sent = clock.nanoTime(); // step 4: read first
+        StoredLock current = store.read(name, RequestTimeouts.read(lease, waitLeftNanos));
         long answered = clock.nanoTime();
         if (current == null || !current.isHeld()) {
             watched.remove(name);
-            return write(name, lease, null);
+            return write(name, lease, null, waitLeftNanos - (answered - sent));
         }
+        fences.observed(name, current.fence(), sent, answered);
         if (current.rvn().equals(seen.rvn())) {
             long due = seen.sinceNanos() + seen.leaseNanos();
             if (answered - due >= 0) {
-                return write(name, lease, seen.rvn());
+                return write(name, lease, seen.rvn(), waitLeftNanos - (answered - sent));
             }
             return busy(current, due - answered, seen.leaseNanos());
         }
@@ -89,70 +88,73 @@ final class Acquirer {
         return busy(current, fresh.leaseNanos(), fresh.leaseNanos());
     }
 
-    StoredLock read(String name, Duration lease) {
-        Duration timeout = lease.compareTo(MAX_READ_TIMEOUT) < 0 ? lease : MAX_READ_TIMEOUT;
-        try {
-            Map<String, AttributeValue> item =
-                    client.getItem(items.read(name, timeout)).item();
-            listeners.onRequestSucceeded(name);
-            StoredLock stored = StoredLock.parse(name, items.tableName(), item);
-            if (stored != null) {
-                fences.observed(name, stored.fence());
-            }
-            return stored;
-        } catch (RuntimeException e) {
-            if (!(e instanceof LockItemConflictException)) {
-                listeners.onRequestFailed(name, e);
-            }
-            throw e;
+    /** A strongly consistent read, for {@link LockTable#read}. */
+    StoredLock read(String name, Duration timeout) {
+        long sent = clock.nanoTime();
+        StoredLock stored = store.read(name, timeout);
+        if (stored != null) {
+            fences.observed(name, stored.fence(), sent, clock.nanoTime());
         }
+        return stored;
     }
 
-    private Attempt write(String name, Duration lease, String seenRvn) {
+    private Attempt write(String name, Duration lease, String seenRvn, long waitLeftNanos) {
         String rvn = RecordVersions.next();
         Instant wall = clock.instant();
         long sent = clock.nanoTime();
+        LockStore.AcquireAnswer answer;
         try {
-            UpdateItemResponse response = client.updateItem(
-                    seenRvn == null
-                            ? items.acquireFree(name, owner, rvn, lease, wall)
-                            : items.takeOver(name, seenRvn, owner, rvn, lease, wall));
-            listeners.onRequestSucceeded(name);
-            StoredLock mine = StoredLock.parse(name, items.tableName(), response.attributes());
-            watched.remove(name);
-            fences.granted(name, mine.fence());
-            boolean tookOver = seenRvn != null;
-            Lease acquired = new Lease(keeper, name, owner, mine.fence(), rvn, lease, sent, wall, tookOver);
-            keeper.start(acquired, sent);
-            if (tookOver) {
-                log.info("Took over lock '{}' in table '{}' (fencing token {})", name, items.tableName(), mine.fence());
-            }
-            listeners.onAcquired(acquired, tookOver);
-            return new Acquired(acquired);
-        } catch (ConditionalCheckFailedException e) {
-            listeners.onRequestSucceeded(name);
-            StoredLock holder = e.hasItem() && !e.item().isEmpty()
-                    ? StoredLock.parse(name, items.tableName(), e.item())
-                    : read(name, lease);
-            // step 3: a record version is dated no earlier than the answer that showed it; dated before a read
-            // that took long, a renewal it shows would look older than it is, and a takeover come too soon
-            long answered = clock.nanoTime();
-            if (holder == null || !holder.isHeld()) {
-                return new Busy(-1, -1);
-            }
-            if (e.hasItem()) {
-                fences.observed(name, holder.fence());
-            }
-            SeenHolder known = remember(name, holder, answered);
-            long due = known.sinceNanos() + known.leaseNanos() - answered;
-            return busy(holder, Math.max(0, due), known.leaseNanos());
-        } catch (SdkClientException | DynamoDbException e) {
-            listeners.onRequestFailed(name, e);
-            if (mayHaveBeenApplied(e)) {
-                clock.execute(() -> abandon(name, rvn, lease));
+            answer = store.acquire(
+                    name, seenRvn, owner, rvn, lease, wall, RequestTimeouts.acquire(lease, waitLeftNanos));
+        } catch (RuntimeException e) {
+            if (LockStore.mayHaveApplied(e)) {
+                clock.execute(() -> giveBack(name, rvn, lease, sent, FIRST_GIVE_BACK_RETRY_NANOS));
             }
             throw e;
         }
+        // step 3: the answer dates what it shows, after any read the store needed to show it
+        long answered = clock.nanoTime();
+        if (answer instanceof LockStore.Granted granted) {
+            return granted(name, lease, seenRvn != null, granted.mine(), rvn, sent, answered, wall);
+        }
+        StoredLock holder = ((LockStore.Refused) answer).current();
+        if (holder == null || !holder.isHeld()) {
+            return new Busy(-1, -1); // it moved on under a racing contender: try again soon
+        }
+        fences.observed(name, holder.fence(), sent, answered);
+        SeenHolder known = remember(name, holder, answered);
+        long due = known.sinceNanos() + known.leaseNanos() - answered;
+        return busy(holder, Math.max(0, due), known.leaseNanos());
+    }
+
+    private Attempt granted(
+            String name,
+            Duration duration,
+            boolean tookOver,
+            StoredLock mine,
+            String rvn,
+            long sent,
+            long answered,
+            Instant wall) {
+        watched.remove(name);
+        fences.granted(name, mine.fence(), sent, answered);
+        Lease lease = new Lease(keeper, name, owner, mine.fence(), rvn, duration, sent, wall, tookOver);
+        if (!keeper.start(lease, () -> listeners.onAcquired(lease, tookOver))) {
+            // the table was closed while the write was in flight: nothing will renew it, so give it back now
+            lease.finish(LeaseEnd.CLOSED);
+            lease.announceEnd();
+            try {
+                store.release(lease, RequestTimeouts.release(duration));
+            } catch (RuntimeException e) {
+                log.warn("Could not give back lock '{}', acquired as its table closed: {}", name, e.toString());
+            }
+            throw new IllegalStateException("lock table " + store.tableName() + " was closed while lock '" + name
+                    + "' was being acquired; the lock was given back");
+        }
+        if (tookOver) {
+            log.info("Took over lock '{}' in table '{}' (fencing token {})", name, store.tableName(), mine.fence());
+        }
+        return new Acquired(lease);
     }
 
     /** Keeps the first time a record version was seen: a holder's clock starts at its first sight. */
@@ -170,19 +172,28 @@ final class Acquirer {
         return new Busy(untilDueNanos, holderLeaseNanos);
     }
 
-    private static boolean mayHaveBeenApplied(RuntimeException e) {
-        return e instanceof SdkClientException || (e instanceof DynamoDbException d && d.statusCode() >= 500);
-    }
-
-    /** An acquire whose answer never came may have been applied: give it back if so. */
-    private void abandon(String name, String rvn, Duration lease) {
+    /**
+     * An acquire whose answer never came may have been applied: give it back if so. Each attempt is bounded, and a
+     * failed one is tried again with back-off, but only while the lease it may have taken could still be held.
+     */
+    private void giveBack(String name, String rvn, Duration lease, long sentNanos, long retryNanos) {
+        long left = sentNanos + lease.toNanos() - clock.nanoTime();
+        if (left <= 0) {
+            return; // whatever it took has run out by now
+        }
         try {
-            client.updateItem(items.abandon(name, owner, rvn, lease));
-            log.info("Gave back lock '{}' whose acquire was applied but not answered", name);
-        } catch (ConditionalCheckFailedException e) {
-            log.debug("Unanswered acquire of lock '{}' was not applied", name);
+            if (store.giveBack(name, owner, rvn, RequestTimeouts.giveBack(left))) {
+                log.info("Gave back lock '{}' whose acquire was applied but not answered", name);
+            } else {
+                log.debug("Unanswered acquire of lock '{}' was not applied", name);
+            }
         } catch (RuntimeException e) {
-            log.debug("Could not give back the unanswered acquire of lock '{}': {}", name, e.toString());
+            log.debug("Could not give back the unanswered acquire of lock '{}' yet: {}", name, e.toString());
+            if (retryNanos - (sentNanos + lease.toNanos() - clock.nanoTime()) >= 0) {
+                return; // the lease it may have taken runs out before the next try
+            }
+            long next = Math.min(retryNanos * 2, LAST_GIVE_BACK_RETRY_NANOS);
+            clock.schedule(() -> clock.execute(() -> giveBack(name, rvn, lease, sentNanos, next)), retryNanos);
         }
     }
 }

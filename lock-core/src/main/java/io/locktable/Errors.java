@@ -3,6 +3,7 @@ package io.locktable;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.ReplicatedWriteConflictException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.TransactionConflictException;
 
@@ -19,7 +20,9 @@ final class Errors {
         if (error instanceof ResourceNotFoundException) {
             return false;
         }
-        if (error instanceof TransactionConflictException) {
+        if (error instanceof TransactionConflictException || error instanceof ReplicatedWriteConflictException) {
+            // the latter: a write from another region of a multi-Region strongly consistent table came first; this
+            // write was rejected, not applied, and may be sent again
             return true;
         }
         if (error instanceof DynamoDbException dynamo) {

@@ -6,15 +6,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The highest fencing token this table has seen per lock. A token that goes back means the item was deleted or a
- * multi-region table granted the lock twice: logged as an error and reported once, then the mark follows the new
- * sequence.
+ * The highest fencing token this table has seen per lock (step 8). A token that goes back means the item was deleted
+ * or a multi-region table granted the lock twice: logged as an error and reported to the listener.
+ *
+ * <p>Only tokens answered in a known order are compared: a request sent after the answer that showed the mark must
+ * show at least the mark (more than it, for a grant, which raises the fence). Requests that overlap in time, such as
+ * two threads of this table acquiring and reading one lock at once, may be answered in either order and are not
+ * compared. The mark never goes down.
  */
 final class FenceHighWater {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
-    private final ConcurrentMap<String, Long> highest = new ConcurrentHashMap<>();
+    /** The highest token, and the earliest answer on the monotonic clock that showed it. */
+    private record Mark(long fence, long answeredNanos, boolean reported) {}
+
+    private final ConcurrentMap<String, Mark> marks = new ConcurrentHashMap<>();
     private final String tableName;
     private final LockTableListener listener;
 
@@ -23,43 +30,49 @@ final class FenceHighWater {
         this.listener = listener;
     }
 
-    /** A token read from the item: the same token as before is normal, a lower one is a regression. */
-    void observed(String name, long fence) {
-        check(name, fence, false);
+    /** A token read from the item by a request sent and answered at the given times: the mark's token is normal. */
+    void observed(String name, long fence, long sentNanos, long answeredNanos) {
+        check(name, fence, sentNanos, answeredNanos, false);
     }
 
-    /** A token this table was just granted: it must be above every token seen before. */
-    void granted(String name, long fence) {
-        check(name, fence, true);
+    /** A token this table was granted by a request sent and answered at the given times: above the mark. */
+    void granted(String name, long fence, long sentNanos, long answeredNanos) {
+        check(name, fence, sentNanos, answeredNanos, true);
     }
 
-    private void check(String name, long fence, boolean granted) {
-        long[] regressedFrom = {-1};
-        highest.compute(name, (key, previous) -> {
-            if (previous == null) {
-                return fence;
+    private void check(String name, long fence, long sentNanos, long answeredNanos, boolean granted) {
+        Mark[] regressed = {null};
+        marks.compute(name, (key, mark) -> {
+            if (mark == null || fence > mark.fence()) {
+                return new Mark(fence, answeredNanos, false);
             }
-            boolean wentBack = granted ? fence <= previous : fence < previous;
-            if (wentBack) {
-                regressedFrom[0] = previous;
-                return fence;
+            boolean ordered = sentNanos - mark.answeredNanos() >= 0; // sent after the mark was answered
+            if (ordered && (granted ? fence <= mark.fence() : fence < mark.fence())) {
+                regressed[0] = mark;
+                return new Mark(mark.fence(), mark.answeredNanos(), true);
             }
-            return Math.max(previous, fence);
+            if (fence == mark.fence() && answeredNanos - mark.answeredNanos() < 0) {
+                return new Mark(fence, answeredNanos, mark.reported()); // known earlier than thought
+            }
+            return mark;
         });
-        if (regressedFrom[0] >= 0) {
-            log.error(
-                    "Fencing token of lock '{}' in table '{}' went back from {} to {}: its item was deleted or"
-                            + " the table takes writes in more than one region. Systems that check tokens will"
-                            + " refuse the new holder.",
-                    name,
-                    tableName,
-                    regressedFrom[0],
-                    fence);
-            listener.onFenceRegressed(name, regressedFrom[0], fence);
+        Mark mark = regressed[0];
+        if (mark == null) {
+            return;
         }
+        String message = "Fencing token of lock '{}' in table '{}' went back from {} to {}: its item was deleted or"
+                + " the table takes writes in more than one region. Systems that check tokens will refuse the new"
+                + " holder.";
+        if (mark.reported()) {
+            log.debug(message, name, tableName, mark.fence(), fence);
+        } else {
+            log.error(message, name, tableName, mark.fence(), fence);
+        }
+        listener.onFenceRegressed(name, mark.fence(), fence);
     }
 
     long highest(String name) {
-        return highest.getOrDefault(name, 0L);
+        Mark mark = marks.get(name);
+        return mark == null ? 0 : mark.fence();
     }
 }

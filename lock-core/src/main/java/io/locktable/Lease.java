@@ -189,14 +189,8 @@ public final class Lease implements AutoCloseable {
      * @return true while the lease is held
      */
     public boolean isHeld() {
-        if (end != null) {
-            return false;
-        }
-        if (keeper.nanoTime() - endNanos < 0) { // a difference: nanoTime may wrap
-            return true;
-        }
-        keeper.expire(this);
-        return false;
+        // a query only: the table's timer ends the lease at its deadline; a difference, since nanoTime may wrap
+        return end == null && keeper.nanoTime() - endNanos < 0;
     }
 
     /**
@@ -212,8 +206,10 @@ public final class Lease implements AutoCloseable {
     }
 
     /**
-     * Completes when the lease ends, with why. Completion runs dependent actions on the thread that ended it (a
-     * scheduler thread of the table for losses): use the {@code ...Async} methods for anything slow.
+     * Completes when the lease ends, with why. An end found by the caller's own thread ({@link #release()}, {@link
+     * #close()}, a {@link #transactWrite} whose held check failed) completes it on that thread; an end found by the
+     * table (a renewal that shows the lock taken, a lease that ran out) completes it on the table's event thread,
+     * never on a thread that renews leases. Use the {@code ...Async} methods for anything slow.
      *
      * @return a future that completes with the reason the lease ended; it never completes exceptionally
      */
@@ -323,9 +319,17 @@ public final class Lease implements AutoCloseable {
         }
         unanswered.clear();
         recordVersion = version;
-        endNanos = Math.max(endNanos, sent + durationNanos);
+        long renewedEnd = sent + durationNanos;
+        if (renewedEnd - endNanos > 0) { // a difference: nanoTime may wrap
+            endNanos = renewedEnd;
+        }
         renewedAt = wallTime;
         return true;
+    }
+
+    /** When a renewal whose answer never came sent {@code version}, or null if none did. */
+    synchronized Long unansweredSentAt(String version) {
+        return unanswered.get(version);
     }
 
     /** A read showed the item still at the confirmed version: the unanswered renewals were not applied. */
@@ -333,11 +337,10 @@ public final class Lease implements AutoCloseable {
         unanswered.clear();
     }
 
-    synchronized boolean isUnanswered(String version) {
-        return unanswered.containsKey(version);
-    }
-
-    /** Ends the lease once, cancelling its scheduled tasks; returns false if it had ended already. */
+    /**
+     * Ends the lease once, cancelling its scheduled tasks; returns false if it had ended already. {@link
+     * #whenEnded()} completes only with {@link #announceEnd()}, on the thread the keeper chooses.
+     */
     boolean finish(LeaseEnd reason) {
         synchronized (this) {
             if (end != null) {
@@ -347,8 +350,15 @@ public final class Lease implements AutoCloseable {
         }
         cancel(renewalTask);
         cancel(expiryTask);
-        ended.complete(reason);
         return true;
+    }
+
+    /** Completes {@link #whenEnded()} once the lease has ended. */
+    void announceEnd() {
+        LeaseEnd reason = end;
+        if (reason != null) {
+            ended.complete(reason);
+        }
     }
 
     void renewalScheduled(Future<?> task) {

@@ -7,41 +7,43 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
-import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
-import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
 /**
- * Keeps the leases of one table: renews each every third of its duration on the clock's scheduler, ends it when
- * a renewal shows it lost or none succeeded within its duration, and releases it.
+ * Keeps the leases of one table (steps 5, 6 and 8 of the protocol): renews each every third of its duration on the
+ * clock's scheduler, ends it when a renewal shows it lost or none succeeded within its duration, and releases it.
+ * Every end is announced once, after the lease's earlier events.
  */
 final class LeaseKeeper {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
     /** Unanswered renewals after which a read settles which of them, if any, was applied. */
     static final int MAX_UNANSWERED = 16;
+    /** {@link #closeAll()} sends its releases on at most this many threads at once. */
+    private static final int MAX_CLOSING_THREADS = 16;
 
     private static final long MIN_RETRY_NANOS = Duration.ofMillis(50).toNanos();
     private static final long MAX_RETRY_NANOS = Duration.ofSeconds(1).toNanos();
     private static final long MAX_EXPIRY_GUARD_NANOS = Duration.ofMillis(100).toNanos();
-    private static final Duration MAX_RELEASE_TIMEOUT = Duration.ofSeconds(5);
 
-    private final DynamoDbClient client;
-    private final LockItems items;
+    private final LockStore store;
     private final LockClock clock;
     private final Listeners listeners;
     private final Set<Lease> held = ConcurrentHashMap.newKeySet();
+    private boolean closed; // guarded by this
+    private volatile boolean multiRegionStrong;
 
-    LeaseKeeper(DynamoDbClient client, LockItems items, LockClock clock, Listeners listeners) {
-        this.client = client;
-        this.items = items;
+    LeaseKeeper(LockStore store, LockClock clock, Listeners listeners) {
+        this.store = store;
         this.clock = clock;
         this.listeners = listeners;
     }
@@ -60,20 +62,34 @@ final class LeaseKeeper {
         return live;
     }
 
-    /** Starts keeping a lease just acquired; one that ended already (a late answer) is given back at once. */
-    void start(Lease lease, long sentNanos) {
-        held.add(lease);
+    /**
+     * Starts keeping a lease just acquired, announcing it first; one that ended already (a late answer) expires at
+     * once and is given back.
+     *
+     * @return false, with nothing announced, if the table was closed while the acquire was in flight
+     */
+    boolean start(Lease lease, Runnable announce) {
+        synchronized (this) {
+            if (closed) {
+                return false;
+            }
+            held.add(lease);
+        }
+        announce.run();
         if (!lease.isHeld()) {
             log.warn(
                     "Acquire of lock '{}' in table '{}' was answered after its whole lease of {}: it has ended"
                             + " already and is given back",
                     lease.name(),
-                    items.tableName(),
+                    store.tableName(),
                     lease.duration());
-            return;
+            expire(lease);
+            return true;
         }
-        scheduleRenewal(lease, sentNanos + lease.durationNanos() / 3 - clock.nanoTime());
+        long sent = lease.endNanos() - lease.durationNanos();
+        scheduleRenewal(lease, sent + lease.durationNanos() / 3 - clock.nanoTime());
         watch(lease);
+        return true;
     }
 
     private void scheduleRenewal(Lease lease, long delayNanos) {
@@ -97,6 +113,7 @@ final class LeaseKeeper {
         }
     }
 
+    /** Step 5: one renewal attempt, on a worker thread. */
     private void renew(Lease lease) {
         if (!lease.isLive()) {
             return;
@@ -115,44 +132,49 @@ final class LeaseKeeper {
         Instant wall = clock.instant();
         List<String> candidates = lease.startRenewal(version, sent);
         try {
-            client.updateItem(
-                    items.renew(lease, candidates, version, LockItems.renewalTimeout(Duration.ofNanos(left)), wall));
-            listeners.onRequestSucceeded(lease.name());
-            if (lease.renewed(version, wall)) {
-                log.debug("Renewed lock '{}' (fencing token {})", lease.name(), lease.fencingToken());
-                listeners.onRenewed(lease);
-                scheduleRenewal(lease, sent + lease.durationNanos() / 3 - clock.nanoTime());
+            LockStore.RenewAnswer answer = store.renew(lease, candidates, version, RequestTimeouts.renewal(left), wall);
+            if (answer == LockStore.RenewAnswer.LOST) {
+                lose(lease, "a renewal found another holder or no owner");
+            } else {
+                renewed(lease, version, sent, wall);
             }
-        } catch (ConditionalCheckFailedException e) {
-            listeners.onRequestSucceeded(lease.name());
-            lose(lease, "a renewal found another holder or no owner");
         } catch (ResourceNotFoundException e) {
-            listeners.onRequestFailed(lease.name(), e);
             lose(lease, "the table does not exist any more");
         } catch (RuntimeException e) {
             renewalFailed(lease, e);
         }
     }
 
+    /** A renewal sent at {@code sentNanos} wrote {@code version}: the next one is due a third of a lease after it. */
+    private void renewed(Lease lease, String version, long sentNanos, Instant wall) {
+        synchronized (lease) { // so that no end is announced between the renewal and its event
+            if (!lease.renewed(version, wall)) {
+                return;
+            }
+            listeners.onRenewed(lease);
+        }
+        log.debug("Renewed lock '{}' (fencing token {})", lease.name(), lease.fencingToken());
+        scheduleRenewal(lease, sentNanos + lease.durationNanos() / 3 - clock.nanoTime());
+    }
+
     /** Too many renewals went unanswered: one read tells which, if any, was applied. */
     private void settle(Lease lease, long left) {
         try {
-            StoredLock stored = StoredLock.parse(
-                    lease.name(),
-                    items.tableName(),
-                    client.getItem(items.read(lease.name(), LockItems.renewalTimeout(Duration.ofNanos(left))))
-                            .item());
-            listeners.onRequestSucceeded(lease.name());
+            StoredLock stored = store.read(lease.name(), RequestTimeouts.renewal(left));
             if (stored == null || !lease.owner().equals(stored.owner()) || stored.fence() != lease.fencingToken()) {
                 lose(lease, "a read found another holder or no owner");
-            } else if (stored.rvn().equals(lease.recordVersion())) {
+                return;
+            }
+            if (stored.rvn().equals(lease.recordVersion())) {
                 lease.forgetUnanswered();
                 renew(lease);
-            } else if (lease.isUnanswered(stored.rvn()) && lease.renewed(stored.rvn(), clock.instant())) {
-                listeners.onRenewed(lease);
-                scheduleRenewal(lease, lease.durationNanos() / 3);
-            } else {
+                return;
+            }
+            Long sentAt = lease.unansweredSentAt(stored.rvn());
+            if (sentAt == null) {
                 lose(lease, "a read found a record version this lease did not write");
+            } else {
+                renewed(lease, stored.rvn(), sentAt, clock.instant());
             }
         } catch (RuntimeException e) {
             renewalFailed(lease, e);
@@ -160,7 +182,6 @@ final class LeaseKeeper {
     }
 
     private void renewalFailed(Lease lease, RuntimeException error) {
-        listeners.onRequestFailed(lease.name(), error);
         if (!lease.isLive()) {
             return;
         }
@@ -176,70 +197,109 @@ final class LeaseKeeper {
         scheduleRenewal(lease, delay);
     }
 
+    /** The lease ran out on this process's clock: it ends, and a release is tried in case the item is still ours. */
     void expire(Lease lease) {
-        if (lease.finish(LeaseEnd.EXPIRED)) {
-            held.remove(lease);
+        if (end(lease, LeaseEnd.EXPIRED, false)) {
             log.warn(
                     "Lease of lock '{}' in table '{}' (fencing token {}) ran out: no renewal succeeded within {}",
                     lease.name(),
-                    items.tableName(),
+                    store.tableName(),
                     lease.fencingToken(),
                     lease.duration());
-            listeners.onLost(lease, LeaseEnd.EXPIRED);
-            clock.execute(() -> sendRelease(lease));
+            clock.execute(() -> sendRelease(lease, RequestTimeouts.release(lease.duration())));
         }
     }
 
     private void lose(Lease lease, String why) {
-        if (lease.finish(LeaseEnd.LOST)) {
-            held.remove(lease);
-            log.warn(
-                    "Lease of lock '{}' in table '{}' (fencing token {}) was lost: {}",
-                    lease.name(),
-                    items.tableName(),
-                    lease.fencingToken(),
-                    why);
-            listeners.onLost(lease, LeaseEnd.LOST);
+        if (end(lease, LeaseEnd.LOST, false)) {
+            logLost(lease, why);
         }
     }
 
-    /** Ends the lease locally first, then removes its owner with a write conditional on owner and fence. */
-    void release(Lease lease, LeaseEnd reason) {
-        boolean wasHeld = lease.isLive();
-        if (!lease.finish(reason)) {
-            return;
+    private void logLost(Lease lease, String why) {
+        log.warn(
+                "Lease of lock '{}' in table '{}' (fencing token {}) was lost: {}",
+                lease.name(),
+                store.tableName(),
+                lease.fencingToken(),
+                why);
+    }
+
+    /**
+     * Ends a lease once and announces it: the listeners' event in order after the lease's earlier ones, then {@link
+     * Lease#whenEnded()}, on the caller's thread when the caller ended it, else on the event thread.
+     */
+    private boolean end(Lease lease, LeaseEnd reason, boolean byCaller) {
+        synchronized (lease) {
+            if (!lease.finish(reason)) {
+                return false;
+            }
+            if (reason == LeaseEnd.LOST || reason == LeaseEnd.EXPIRED) {
+                listeners.onLost(lease, reason);
+            } else {
+                listeners.onReleased(lease);
+            }
         }
         held.remove(lease);
-        listeners.onReleased(lease);
-        if (wasHeld) {
-            sendRelease(lease);
+        if (byCaller) {
+            lease.announceEnd();
+        } else {
+            listeners.dispatch(lease::announceEnd);
+        }
+        return true;
+    }
+
+    /**
+     * Step 6: ends the lease locally first, then removes its owner with a write conditional on owner and fence. A
+     * lease that ran out or was lost sends nothing here.
+     */
+    void release(Lease lease, LeaseEnd reason) {
+        if (!lease.isLive()) {
+            return;
+        }
+        if (!lease.isHeld()) {
+            expire(lease); // its time ran out before the timer noticed
+            return;
+        }
+        if (end(lease, reason, true)) {
+            sendRelease(lease, RequestTimeouts.release(lease.duration()));
         }
     }
 
-    private void sendRelease(Lease lease) {
-        Duration timeout = lease.duration().compareTo(MAX_RELEASE_TIMEOUT) < 0 ? lease.duration() : MAX_RELEASE_TIMEOUT;
+    private boolean sendRelease(Lease lease, Duration timeout) {
         try {
-            client.updateItem(items.release(lease, timeout));
-            listeners.onRequestSucceeded(lease.name());
-            log.debug("Released lock '{}' (fencing token {})", lease.name(), lease.fencingToken());
-        } catch (ConditionalCheckFailedException e) {
-            listeners.onRequestSucceeded(lease.name());
-            log.debug("Release of lock '{}' changed nothing: another holder has it", lease.name());
+            if (store.release(lease, timeout) == LockStore.ReleaseAnswer.RELEASED) {
+                log.debug("Released lock '{}' (fencing token {})", lease.name(), lease.fencingToken());
+            } else {
+                log.debug("Release of lock '{}' changed nothing: another acquisition has it", lease.name());
+            }
+            return true;
         } catch (RuntimeException e) {
-            listeners.onRequestFailed(lease.name(), e);
             log.warn(
                     "Release of lock '{}' in table '{}' failed; it frees itself after its lease of {}: {}",
                     lease.name(),
-                    items.tableName(),
+                    store.tableName(),
                     lease.duration(),
                     e.toString());
+            return false;
         }
     }
 
-    TransactWriteItem heldCheck(Lease lease) {
-        return items.heldCheck(lease);
+    /** {@link LockTable#verify()} found a global table with multi-Region strong consistency: no transactions. */
+    void multiRegionStrong(boolean strong) {
+        this.multiRegionStrong = strong;
     }
 
+    TransactWriteItem heldCheck(Lease lease) {
+        if (multiRegionStrong) {
+            throw new IllegalStateException("Table '" + store.tableName() + "' is a global table with multi-Region"
+                    + " strong consistency, which has no transactions: a write cannot be fenced with heldCheck()"
+                    + " there; hand lease.fencingToken() to a system that checks it instead");
+        }
+        return store.heldCheck(lease);
+    }
+
+    /** Step 7: a fenced transaction; a failed held check ends the lease as lost. */
     void transactWrite(Lease lease, List<TransactWriteItem> writes) {
         if (!lease.isHeld()) {
             throw new LeaseLostException(
@@ -248,15 +308,14 @@ final class LeaseKeeper {
                     "it ended (" + lease.end().orElse(LeaseEnd.EXPIRED) + ")",
                     null);
         }
-        List<TransactWriteItem> all = new ArrayList<>(writes.size() + 1);
-        all.add(heldCheck(lease));
-        all.addAll(writes);
+        heldCheck(lease); // refuses a table without transactions before anything is sent
         try {
-            client.transactWriteItems(
-                    TransactWriteItemsRequest.builder().transactItems(all).build());
+            store.transactWrite(lease, writes);
         } catch (TransactionCanceledException e) {
-            if (heldCheckFailed(e)) {
-                lose(lease, "a fenced transaction's check failed");
+            if (DynamoDbLockStore.heldCheckFailed(e)) {
+                if (end(lease, LeaseEnd.LOST, true)) {
+                    logLost(lease, "a fenced transaction's check failed");
+                }
                 throw new LeaseLostException(
                         lease.name(), lease.fencingToken(), "the transaction's held check failed", e);
             }
@@ -264,18 +323,74 @@ final class LeaseKeeper {
         }
     }
 
-    static boolean heldCheckFailed(TransactionCanceledException e) {
-        if (!e.hasCancellationReasons() || e.cancellationReasons().isEmpty()) {
-            return false;
+    /**
+     * Waits for the senders until the deadline; an interrupt of the closing thread does not cut the releases short
+     * (they are bounded anyway), and is kept for the caller.
+     */
+    private static void awaitEvenIfInterrupted(ExecutorService senders, long deadlineNanos) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0 || senders.awaitTermination(left, TimeUnit.NANOSECONDS)) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
         }
-        CancellationReason first = e.cancellationReasons().get(0);
-        return "ConditionalCheckFailed".equals(first.code());
+        senders.shutdownNow();
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
-    /** Releases every lease, for {@link LockTable#close()}. */
-    void releaseAll() {
-        for (Lease lease : List.copyOf(held)) {
-            release(lease, LeaseEnd.CLOSED);
+    /**
+     * Ends every lease and releases them, for {@link LockTable#close()}: in parallel on a few threads of its own,
+     * all within {@link RequestTimeouts#CLOSE}, so a thousand leases against an unreachable table close in seconds.
+     * Leases acquired after this are given back by their acquire.
+     */
+    void closeAll() {
+        List<Lease> leases;
+        synchronized (this) {
+            closed = true;
+            leases = List.copyOf(held);
+        }
+        List<Lease> toSend = new ArrayList<>(leases.size());
+        for (Lease lease : leases) {
+            boolean live = lease.isHeld();
+            if (end(lease, LeaseEnd.CLOSED, true) && live) {
+                toSend.add(lease);
+            }
+        }
+        if (toSend.isEmpty()) {
+            return;
+        }
+        // real time, not the clock's: this bounds real requests, and decides nothing about a lease
+        long deadline = System.nanoTime() + RequestTimeouts.CLOSE.toNanos();
+        AtomicInteger sent = new AtomicInteger();
+        ExecutorService senders = Executors.newFixedThreadPool(
+                Math.min(toSend.size(), MAX_CLOSING_THREADS),
+                Threads.daemons("locktable-" + store.tableName() + "-close"));
+        for (Lease lease : toSend) {
+            senders.execute(() -> {
+                long left = deadline - System.nanoTime();
+                if (left > 0 && sendRelease(lease, RequestTimeouts.closingRelease(lease.duration(), left))) {
+                    sent.incrementAndGet();
+                }
+            });
+        }
+        senders.shutdown();
+        awaitEvenIfInterrupted(senders, deadline + Duration.ofSeconds(1).toNanos());
+        int missed = toSend.size() - sent.get();
+        if (missed > 0) {
+            log.warn(
+                    "Closing lock table '{}': {} of {} releases did not reach DynamoDB within {}; those locks free"
+                            + " themselves after their lease",
+                    store.tableName(),
+                    missed,
+                    toSend.size(),
+                    RequestTimeouts.CLOSE);
         }
     }
 }

@@ -1,33 +1,59 @@
 package io.locktable;
 
 import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Calls every listener its source names at the time of each event, so that one that throws neither stops the others
- * nor the protocol.
+ * Calls every listener its source names at the time of each event, on the table's event thread: in the order the
+ * events happened, never on a thread that renews or expires leases (a slow listener delays no renewal), and so that
+ * one that throws, even an {@link Error}, neither stops the others nor the protocol.
  */
 final class Listeners implements LockTableListener {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
     private final Supplier<? extends Iterable<? extends LockTableListener>> listeners;
+    private final Executor events;
 
-    Listeners(Supplier<? extends Iterable<? extends LockTableListener>> listeners) {
+    /**
+     * @param events runs the calls one at a time in the order given: one thread of the table's, or the calling
+     *     thread for a clock a test drives by hand
+     */
+    Listeners(Supplier<? extends Iterable<? extends LockTableListener>> listeners, Executor events) {
         this.listeners = listeners;
+        this.events = events;
+    }
+
+    /** Runs an action on the event thread, after the events announced before it. */
+    void dispatch(Runnable action) {
+        try {
+            events.execute(() -> {
+                try {
+                    action.run();
+                } catch (Throwable e) { // a listener's AssertionError must not end the event thread's work
+                    log.warn("A callback of a lease threw; ignored", e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // the table is closed: its events end with the releases of close()
+        }
     }
 
     private void each(Consumer<LockTableListener> call) {
-        for (LockTableListener listener : listeners.get()) {
-            try {
-                call.accept(listener);
-            } catch (RuntimeException e) {
-                log.warn("LockTableListener {} threw; ignored", listener, e);
+        dispatch(() -> {
+            for (LockTableListener listener : listeners.get()) {
+                try {
+                    call.accept(listener);
+                } catch (Throwable e) {
+                    log.warn("LockTableListener {} threw; ignored", listener, e);
+                }
             }
-        }
+        });
     }
 
     @Override

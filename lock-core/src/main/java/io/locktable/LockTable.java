@@ -12,6 +12,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import software.amazon.awssdk.core.exception.AbortedException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -65,7 +66,6 @@ public final class LockTable implements AutoCloseable {
     private static final long MAX_POLL_NANOS = Duration.ofSeconds(10).toNanos();
     private static final long RACE_RETRY_NANOS = Duration.ofMillis(50).toNanos();
 
-    private final DynamoDbClient client;
     private final String tableName;
     private final String partitionKey;
     private final String sortKey;
@@ -74,33 +74,36 @@ public final class LockTable implements AutoCloseable {
     private final LockClock clock;
     private final AutoCloseable ownedClock;
     private final Listeners listeners;
-    private final LockItems items;
     private final LeaseKeeper keeper;
     private final Acquirer acquirer;
     private final TableVerifier verifier;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private LockTable(Builder builder) {
-        this.client = builder.client;
         this.tableName = builder.tableName;
         this.partitionKey = builder.partitionKey;
         this.sortKey = builder.sortKey;
         this.options = builder.options;
+        List<LockTableListener> fixedListeners = List.copyOf(builder.listeners);
         if (builder.clock != null) {
             this.clock = builder.clock;
             this.ownedClock = null;
+            this.listeners = new Listeners(() -> fixedListeners, Runnable::run);
         } else {
             SystemLockClock system = new SystemLockClock("locktable-" + tableName, builder.schedulerThreads);
             this.clock = system;
             this.ownedClock = system;
+            this.listeners = new Listeners(() -> fixedListeners, system.events());
         }
-        List<LockTableListener> fixedListeners = List.copyOf(builder.listeners);
-        this.listeners = new Listeners(() -> fixedListeners);
-        this.items = new LockItems(tableName, partitionKey, sortKey, options);
-        this.keeper = new LeaseKeeper(client, items, clock, listeners);
+        LockStore store = builder.store != null
+                ? builder.store
+                : new DynamoDbLockStore(
+                        builder.client, new LockRequests(tableName, partitionKey, sortKey, options), listeners);
+        this.keeper = new LeaseKeeper(store, clock, listeners);
         FenceHighWater fences = new FenceHighWater(tableName, listeners);
-        this.acquirer = new Acquirer(client, items, clock, listeners, fences, keeper, owner);
-        this.verifier = new TableVerifier(client, tableName, partitionKey, sortKey);
+        this.acquirer = new Acquirer(store, clock, listeners, fences, keeper, owner);
+        this.verifier = new TableVerifier(
+                store, partitionKey, sortKey, options.timeToLiveAttribute().isPresent());
     }
 
     /**
@@ -185,7 +188,7 @@ public final class LockTable implements AutoCloseable {
         checkArguments(name, leaseDuration);
         long start = clock.nanoTime();
         try {
-            Acquirer.Attempt attempt = acquirer.attempt(name, leaseDuration);
+            Acquirer.Attempt attempt = acquirer.attempt(name, leaseDuration, Long.MAX_VALUE);
             if (attempt instanceof Acquirer.Acquired acquired) {
                 finished(
                         name, acquired.lease().tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED, start);
@@ -270,7 +273,17 @@ public final class LockTable implements AutoCloseable {
                 if (Thread.interrupted()) {
                     throw new InterruptedException("acquire of lock '" + name + "' was interrupted");
                 }
-                Acquirer.Attempt attempt = attemptInterruptibly(name, leaseDuration);
+                long waitLeft = maxWaitNanos - (clock.nanoTime() - start);
+                Acquirer.Attempt attempt;
+                try {
+                    attempt = attemptInterruptibly(name, leaseDuration, waitLeft);
+                } catch (ApiCallTimeoutException e) {
+                    if (maxWaitNanos - (clock.nanoTime() - start) > 0) {
+                        throw e;
+                    }
+                    // the request was cut short by the caller's wait, not by the lease's timeout
+                    throw timedOut(name, maxWaitNanos, start, e);
+                }
                 if (answered != null) {
                     answered.run();
                 }
@@ -281,9 +294,7 @@ public final class LockTable implements AutoCloseable {
                 }
                 long waited = clock.nanoTime() - start;
                 if (waited >= maxWaitNanos) {
-                    finished(name, AcquireOutcome.TIMEOUT, start);
-                    throw new TimeoutException("lock '" + name + "' in table '" + tableName
-                            + "' stayed held for the whole wait of " + Duration.ofNanos(maxWaitNanos));
+                    throw timedOut(name, maxWaitNanos, start, null);
                 }
                 long pause = pollPause((Acquirer.Busy) attempt);
                 clock.sleep(Math.min(pause, maxWaitNanos - waited));
@@ -294,10 +305,20 @@ public final class LockTable implements AutoCloseable {
         }
     }
 
-    /** One attempt; a request the SDK aborted because this thread was interrupted ends the wait as an interrupt. */
-    private Acquirer.Attempt attemptInterruptibly(String name, Duration leaseDuration) throws InterruptedException {
+    private TimeoutException timedOut(String name, long maxWaitNanos, long startNanos, Exception cause) {
+        finished(name, AcquireOutcome.TIMEOUT, startNanos);
+        TimeoutException timeout = new TimeoutException("lock '" + name + "' in table '" + tableName
+                + "' stayed held for the whole wait of " + Duration.ofNanos(maxWaitNanos));
+        if (cause != null) {
+            timeout.initCause(cause);
+        }
+        return timeout;
+    }
+
+    private Acquirer.Attempt attemptInterruptibly(String name, Duration leaseDuration, long waitLeftNanos)
+            throws InterruptedException {
         try {
-            return acquirer.attempt(name, leaseDuration);
+            return acquirer.attempt(name, leaseDuration, waitLeftNanos);
         } catch (AbortedException e) {
             Thread.interrupted();
             InterruptedException interrupted =
@@ -307,10 +328,6 @@ public final class LockTable implements AutoCloseable {
         }
     }
 
-    /**
-     * A third of the holder's lease (at most 10 s) plus up to a tenth of jitter, so contenders don't move in step and
-     * none reads more than once per third of the lease; never past the holder's due time.
-     */
     private static long pollPause(Acquirer.Busy busy) {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         if (busy.holderLeaseNanos() < 0) {
@@ -385,18 +402,23 @@ public final class LockTable implements AutoCloseable {
      */
     public Optional<LockRecord> read(String name) {
         checkName(name);
-        return Optional.ofNullable(acquirer.read(name, MAX_LEASE_DURATION)).map(StoredLock::toRecord);
+        return Optional.ofNullable(acquirer.read(name, RequestTimeouts.READ)).map(StoredLock::toRecord);
     }
 
     /**
      * Checks the table with {@code DescribeTable}: its key attributes are the configured ones and strings, and it
-     * has a single writing region (no replicas).
+     * has a single writing region. A global table with eventual consistency across regions (or of the 2017 version)
+     * is refused, because each region would grant a lock on its own. A global table with multi-Region
+     * <em>strong</em> consistency is accepted: its conditional writes and consistent reads hold across regions, so
+     * it elects one leader across regions; it has no transactions, so {@link Lease#heldCheck()} and {@link
+     * Lease#transactWrite} then throw {@code IllegalStateException} (fence with {@link Lease#fencingToken()}), and no
+     * time to live, so a lock table with {@link LockTableOptions.Builder#timeToLive} is refused.
      *
      * @throws IllegalStateException naming the table and what does not match
      * @throws software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException if the table does not exist
      */
     public void verify() {
-        verifier.verify();
+        keeper.multiRegionStrong(verifier.verify());
     }
 
     /**
@@ -462,7 +484,7 @@ public final class LockTable implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        keeper.releaseAll();
+        keeper.closeAll();
         if (ownedClock != null) {
             try {
                 ownedClock.close();
@@ -493,6 +515,11 @@ public final class LockTable implements AutoCloseable {
             throw new IllegalArgumentException("leaseDuration of lock '" + name + "' must be from " + MIN_LEASE_DURATION
                     + " to " + MAX_LEASE_DURATION + ", was " + leaseDuration);
         }
+        if (options.timeToLiveAttribute().isPresent() && leaseDuration.compareTo(options.timeToLiveRetention()) > 0) {
+            throw new IllegalArgumentException("leaseDuration of lock '" + name + "' (" + leaseDuration
+                    + ") is longer than the time-to-live retention " + options.timeToLiveRetention() + " of table "
+                    + tableName + ": DynamoDB could delete the item while it is held");
+        }
         if (closed.get()) {
             throw new IllegalStateException("lock table " + tableName + " is closed");
         }
@@ -502,7 +529,7 @@ public final class LockTable implements AutoCloseable {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("lock name must not be null or empty");
         }
-        int keyBytes = (LockItems.KEY_PREFIX + name).getBytes(StandardCharsets.UTF_8).length;
+        int keyBytes = (LockRequests.KEY_PREFIX + name).getBytes(StandardCharsets.UTF_8).length;
         if (keyBytes > MAX_KEY_BYTES) {
             throw new IllegalArgumentException("lock name is too long: its key LOCK#<name> has " + keyBytes
                     + " bytes, DynamoDB allows " + MAX_KEY_BYTES);
@@ -527,6 +554,7 @@ public final class LockTable implements AutoCloseable {
         private String sortKey;
         private LockTableOptions options = LockTableOptions.defaults();
         private LockClock clock;
+        private LockStore store;
         private int schedulerThreads = 2;
         private final List<LockTableListener> listeners = new ArrayList<>();
 
@@ -599,6 +627,12 @@ public final class LockTable implements AutoCloseable {
          */
         public Builder clock(LockClock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** Puts a scripted store in place of DynamoDB, for tests of the protocol's decisions. */
+        Builder store(LockStore store) {
+            this.store = Objects.requireNonNull(store, "store");
             return this;
         }
 

@@ -7,9 +7,12 @@ import java.util.function.Supplier;
  * Hears what a {@link LockTable} does, for meters, health and logs. Every method has an empty default, so a
  * listener overrides only what it needs.
  *
- * <p>Methods are called on the thread that did the work: the caller's thread for acquires and releases, the
- * table's scheduler threads for renewals and expiries. They must return quickly and must not block; an exception
- * they throw is logged and otherwise ignored.
+ * <p>Methods are called one at a time on the table's event thread, in the order the events happened: for one lease,
+ * acquired, then renewed any number of times, then lost or released (or no event at all). So a listener never runs
+ * on a thread that renews or expires leases, and a slow one delays later events but no renewal; it should still
+ * return quickly. Anything it throws, an {@link Error} included, is logged and otherwise ignored. A table built with
+ * a {@link LockClock} of the caller's own calls listeners on the thread that did the work, so a test that drives
+ * time by hand sees each event at once.
  *
  * <pre>{@code
  * LockTable locks = LockTable.builder(client, "Shop", "pk")
@@ -129,6 +132,6 @@ public interface LockTableListener {
      * @throws NullPointerException if the source is null
      */
     static LockTableListener forwardingTo(Supplier<? extends Iterable<? extends LockTableListener>> source) {
-        return new Listeners(java.util.Objects.requireNonNull(source, "source"));
+        return new Listeners(java.util.Objects.requireNonNull(source, "source"), Runnable::run);
     }
 }

@@ -19,8 +19,19 @@ import java.util.Set;
  * expired item within a few days. But a deleted item starts its fencing token at 1 again, so a system that checks
  * tokens refuses the next holder until it forgets the old ones. A {@link LockTable} reports such a regression it
  * sees to its listener and logs it as an error. Leave time to live off for locks that fence writes.
+ *
+ * <p>The retention is at least {@link #MIN_TIME_TO_LIVE_RETENTION} and at least each lease: the attribute is written
+ * from the holder's wall clock, and DynamoDB's sweeper reads its own; a shorter margin would let the sweeper delete a
+ * held item whose holder's clock runs behind, and the next acquire would start the token at 1 while the old holder
+ * still believes it holds the lock.
  */
 public final class LockTableOptions {
+
+    /**
+     * The shortest time-to-live retention: an hour, a margin for wall clocks that run apart between the holder and
+     * DynamoDB.
+     */
+    public static final Duration MIN_TIME_TO_LIVE_RETENTION = Duration.ofHours(1);
 
     static final Set<String> RESERVED_ATTRIBUTES = Set.of("_type", "owner", "rvn", "fence", "leaseMs", "holder");
     private static final int MAX_HOLDER_LENGTH = 256;
@@ -120,10 +131,11 @@ public final class LockTableOptions {
          * the class documentation for what it costs fencing.
          *
          * @param attribute the time-to-live attribute of the table
-         * @param retention how long an item outlives its last lease, zero or more
+         * @param retention how long an item outlives its last lease: at least {@link #MIN_TIME_TO_LIVE_RETENTION},
+         *     and at least the longest lease acquired (an acquire of a longer lease is refused)
          * @return this builder
          * @throws IllegalArgumentException if the attribute is empty or one of the lock's own attributes, or the
-         *     retention is negative
+         *     retention is under an hour
          * @throws NullPointerException if an argument is null
          */
         public Builder timeToLive(String attribute, Duration retention) {
@@ -136,8 +148,10 @@ public final class LockTableOptions {
                 throw new IllegalArgumentException("timeToLive attribute '" + attribute
                         + "' is one of the lock item's own attributes " + RESERVED_ATTRIBUTES);
             }
-            if (retention.isNegative()) {
-                throw new IllegalArgumentException("timeToLive retention must not be negative, was " + retention);
+            if (retention.compareTo(MIN_TIME_TO_LIVE_RETENTION) < 0) {
+                throw new IllegalArgumentException("timeToLive retention must be at least " + MIN_TIME_TO_LIVE_RETENTION
+                        + " (was " + retention + "): DynamoDB could otherwise delete a held lock item when the"
+                        + " holder's wall clock runs behind, and its fencing token would start again at 1");
             }
             this.timeToLiveAttribute = attribute;
             this.timeToLiveRetention = retention;

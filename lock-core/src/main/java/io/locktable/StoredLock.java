@@ -40,21 +40,32 @@ record StoredLock(String name, String owner, String holder, String rvn, long fen
         if (item == null || item.isEmpty()) {
             return null;
         }
-        AttributeValue type = item.get(LockItems.TYPE);
-        if (type == null || !LockItems.LOCK_TYPE.equals(type.s())) {
+        AttributeValue type = item.get(LockRequests.TYPE);
+        if (type == null || !LockRequests.LOCK_TYPE.equals(type.s())) {
             throw new LockItemConflictException(
                     name, tableName, type == null ? "it has no _type attribute" : "its _type is not LOCK");
         }
-        String owner = string(item, LockItems.OWNER, name, tableName);
-        String rvn = string(item, LockItems.RVN, name, tableName);
-        Long fence = number(item, LockItems.FENCE, name, tableName);
-        Long leaseMs = number(item, LockItems.LEASE_MS, name, tableName);
+        String owner = string(item, LockRequests.OWNER, name, tableName);
+        String rvn = string(item, LockRequests.RVN, name, tableName);
+        Long fence = number(item, LockRequests.FENCE, name, tableName);
+        Long leaseMs = number(item, LockRequests.LEASE_MS, name, tableName);
         if (owner != null && (rvn == null || fence == null || leaseMs == null)) {
             throw new LockItemConflictException(
                     name, tableName, "it has an owner but lacks one of rvn, fence and leaseMs");
         }
-        String holder =
-                item.containsKey(LockItems.HOLDER) ? item.get(LockItems.HOLDER).s() : null;
+        if (owner != null
+                && (leaseMs < LockTable.MIN_LEASE_DURATION.toMillis()
+                        || leaseMs > LockTable.MAX_LEASE_DURATION.toMillis())) {
+            // zero would mean an instant takeover, a huge value an overflow: neither is a lease LockTable writes
+            throw new LockItemConflictException(
+                    name,
+                    tableName,
+                    "its leaseMs " + leaseMs + " is outside " + LockTable.MIN_LEASE_DURATION.toMillis() + " to "
+                            + LockTable.MAX_LEASE_DURATION.toMillis() + " ms");
+        }
+        String holder = item.containsKey(LockRequests.HOLDER)
+                ? item.get(LockRequests.HOLDER).s()
+                : null;
         return new StoredLock(name, owner, holder, rvn, fence == null ? 0 : fence, leaseMs == null ? 0 : leaseMs);
     }
 

@@ -1,38 +1,36 @@
 package io.locktable;
 
 import java.time.Instant;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The production clock: {@code System.nanoTime()}, one timer thread for schedules and expiries, and a fixed pool
- * of worker threads for the requests of renewals and releases, all daemons.
+ * The production clock: {@code System.nanoTime()}, one timer thread for schedules and expiries, a fixed pool of
+ * worker threads for the requests of renewals and releases, and one event thread for the callbacks of users
+ * (listeners, {@link Lease#whenEnded()}), all daemons.
  */
 final class SystemLockClock implements LockClock, AutoCloseable {
 
     private final ScheduledThreadPoolExecutor timer;
     private final ExecutorService workers;
+    private final ExecutorService events;
 
     SystemLockClock(String threadNamePrefix, int workerThreads) {
-        this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads(threadNamePrefix + "-timer"));
+        this.timer = new ScheduledThreadPoolExecutor(1, Threads.daemons(threadNamePrefix + "-timer"));
         timer.setRemoveOnCancelPolicy(true);
         timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.workers = Executors.newFixedThreadPool(workerThreads, daemonThreads(threadNamePrefix + "-worker"));
+        this.workers = Executors.newFixedThreadPool(workerThreads, Threads.daemons(threadNamePrefix + "-worker"));
+        this.events = Executors.newSingleThreadExecutor(Threads.daemons(threadNamePrefix + "-events"));
     }
 
-    private static ThreadFactory daemonThreads(String prefix) {
-        AtomicInteger count = new AtomicInteger();
-        return task -> {
-            Thread thread = new Thread(task, prefix + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
+    /** The event thread: runs callbacks one at a time, in order. */
+    Executor events() {
+        return events;
     }
 
     @Override
@@ -72,5 +70,11 @@ final class SystemLockClock implements LockClock, AutoCloseable {
     public void close() {
         timer.shutdownNow();
         workers.shutdownNow();
+        events.shutdown(); // the events of the last releases are still delivered
+        try {
+            events.awaitTermination(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

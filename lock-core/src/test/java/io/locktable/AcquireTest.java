@@ -1,6 +1,7 @@
 package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -245,37 +247,52 @@ class AcquireTest {
     }
 
     @Test
-    void listenersHearAcquiresBusyAndReleases() {
-        List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
-        LockTableListener listener = new LockTableListener() {
-            @Override
-            public void onAcquired(Lease lease, boolean tookOver) {
-                events.add("acquired " + lease.fencingToken());
-            }
-
-            @Override
-            public void onBusy(String name, LockRecord holder) {
-                events.add("busy " + holder.fencingToken());
-            }
-
-            @Override
-            public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {
-                events.add("finished " + outcome);
-            }
-
-            @Override
-            public void onReleased(Lease lease) {
-                events.add("released " + lease.fencingToken());
-            }
-        };
-        Contenders.Contender a = contenders.add(builder -> builder.listener(listener));
-        Contenders.Contender b = contenders.add(builder -> builder.listener(listener));
+    void listenersHearAcquiresBusyAndReleasesInOrderOnTheTablesEventThread() {
+        EventLog heardByA = new EventLog();
+        EventLog heardByB = new EventLog();
+        Contenders.Contender a = contenders.add(builder -> builder.listener(heardByA));
+        Contenders.Contender b = contenders.add(builder -> builder.listener(heardByB));
         String name = Contenders.lockName();
 
         Lease lease = a.locks().tryAcquire(name, LEASE).orElseThrow();
         b.locks().tryAcquire(name, LEASE);
         lease.release();
 
-        assertThat(events).containsExactly("acquired 1", "finished ACQUIRED", "busy 1", "finished BUSY", "released 1");
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            assertThat(heardByA.events).containsExactly("acquired 1", "finished ACQUIRED", "released 1");
+            assertThat(heardByB.events).containsExactly("busy 1", "finished BUSY");
+        });
+        assertThat(heardByA.threads).allMatch(thread -> thread.contains("-events-"));
+    }
+
+    /** Records the events one table's listener hears, and on which threads. */
+    private static final class EventLog implements LockTableListener {
+        final List<String> events = new CopyOnWriteArrayList<>();
+        final List<String> threads = new CopyOnWriteArrayList<>();
+
+        private void add(String event) {
+            events.add(event);
+            threads.add(Thread.currentThread().getName());
+        }
+
+        @Override
+        public void onAcquired(Lease lease, boolean tookOver) {
+            add("acquired " + lease.fencingToken());
+        }
+
+        @Override
+        public void onBusy(String name, LockRecord holder) {
+            add("busy " + holder.fencingToken());
+        }
+
+        @Override
+        public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {
+            add("finished " + outcome);
+        }
+
+        @Override
+        public void onReleased(Lease lease) {
+            add("released " + lease.fencingToken());
+        }
     }
 }

@@ -97,6 +97,16 @@ final class Contenders implements AutoCloseable {
                         .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(owner))));
     }
 
+    /** Sets a number attribute of a lock item behind its holder's back, as a foreign or buggy writer would. */
+    void setAttribute(String name, String attribute, String number) {
+        engine.client()
+                .updateItem(r -> r.tableName(table.name())
+                        .key(key(name))
+                        .updateExpression("SET #a = :v")
+                        .expressionAttributeNames(Map.of("#a", attribute))
+                        .expressionAttributeValues(Map.of(":v", AttributeValue.fromN(number))));
+    }
+
     @Override
     public void close() throws Exception {
         for (int i = opened.size() - 1; i >= 0; i--) {

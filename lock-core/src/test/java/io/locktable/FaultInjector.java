@@ -7,8 +7,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.SdkResponse;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
@@ -43,8 +45,11 @@ final class FaultInjector implements ExecutionInterceptor {
 
     private record Action(String operation, Runnable action, AtomicInteger times) {}
 
+    private record Rewrite(String operation, UnaryOperator<SdkResponse> rewrite) {}
+
     private final List<Rule> rules = new CopyOnWriteArrayList<>();
     private final List<Action> actions = new CopyOnWriteArrayList<>();
+    private final List<Rewrite> rewrites = new CopyOnWriteArrayList<>();
     private volatile boolean stripConditionFailureItem;
     private final AtomicInteger injected = new AtomicInteger();
 
@@ -66,6 +71,13 @@ final class FaultInjector implements ExecutionInterceptor {
     FaultInjector failBeforeSend(String operation, int times) {
         rules.add(new Rule(
                 operation, When.BEFORE_SEND, r -> true, Duration.ZERO, CONNECTION_RESET, new AtomicInteger(times)));
+        return this;
+    }
+
+    /** Fails the next {@code times} attempts of an operation that match, before they reach the engine. */
+    FaultInjector failBeforeSendIf(String operation, Predicate<SdkRequest> matches, int times) {
+        rules.add(new Rule(
+                operation, When.BEFORE_SEND, matches, Duration.ZERO, CONNECTION_RESET, new AtomicInteger(times)));
         return this;
     }
 
@@ -118,9 +130,16 @@ final class FaultInjector implements ExecutionInterceptor {
         return this;
     }
 
+    /** Rewrites every answer of an operation before the caller sees it, as another engine would answer. */
+    FaultInjector rewriteResponse(String operation, UnaryOperator<SdkResponse> rewrite) {
+        rewrites.add(new Rewrite(operation, rewrite));
+        return this;
+    }
+
     void clear() {
         rules.clear();
         actions.clear();
+        rewrites.clear();
     }
 
     int injected() {
@@ -136,6 +155,18 @@ final class FaultInjector implements ExecutionInterceptor {
             }
         }
         apply(When.BEFORE_SEND, context.request(), attributes);
+    }
+
+    @Override
+    public SdkResponse modifyResponse(Context.ModifyResponse context, ExecutionAttributes attributes) {
+        String operation = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
+        SdkResponse response = context.response();
+        for (Rewrite rewrite : rewrites) {
+            if (rewrite.operation().equals(operation)) {
+                response = rewrite.rewrite().apply(response);
+            }
+        }
+        return response;
     }
 
     @Override

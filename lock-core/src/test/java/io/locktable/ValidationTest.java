@@ -10,10 +10,13 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.SdkResponse;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbEnhancedClient;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
 import software.amazon.awssdk.enhanced.dynamodb.TableSchema;
@@ -21,7 +24,11 @@ import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbBean;
 import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbPartitionKey;
 import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbSortKey;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTableResponse;
+import software.amazon.awssdk.services.dynamodb.model.MultiRegionConsistency;
+import software.amazon.awssdk.services.dynamodb.model.ReplicatedWriteConflictException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
+import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 
 @DynamoDbEngineTest
 class ValidationTest {
@@ -95,12 +102,12 @@ class ValidationTest {
                 .hasMessageContaining("sortKey");
         assertThatThrownBy(() -> LockTable.builder(engine.client(), "Shop", "pk")
                         .options(LockTableOptions.builder()
-                                .timeToLive("pk", Duration.ZERO)
+                                .timeToLive("pk", Duration.ofHours(1))
                                 .build())
                         .build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("timeToLive");
-        assertThatThrownBy(() -> LockTableOptions.builder().timeToLive("fence", Duration.ZERO))
+        assertThatThrownBy(() -> LockTableOptions.builder().timeToLive("fence", Duration.ofHours(1)))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> LockTableOptions.builder().holder(" ")).isInstanceOf(IllegalArgumentException.class);
     }
@@ -195,6 +202,110 @@ class ValidationTest {
         missingSortKey.close();
     }
 
+    @Test
+    void verifyRefusesAGlobalTableOfThe2017VersionAndOneWithEventuallyConsistentReplicas() {
+        Contenders.Contender legacy = contenders.add();
+        legacy.faults().rewriteResponse("DescribeTable", describedAs(t -> t.globalTableVersion("2017.11.29")));
+        assertThatThrownBy(legacy.locks()::verify)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(table.name())
+                .hasMessageContaining("2017.11.29");
+
+        Contenders.Contender eventual = contenders.add();
+        eventual.faults()
+                .rewriteResponse(
+                        "DescribeTable",
+                        describedAs(t -> t.globalTableVersion("2019.11.21")
+                                .replicas(r -> r.regionName("eu-west-1"), r -> r.regionName("us-west-2"))
+                                .multiRegionConsistency(MultiRegionConsistency.EVENTUAL)));
+        assertThatThrownBy(eventual.locks()::verify)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("eventual consistency");
+    }
+
+    @Test
+    void verifyAcceptsAGlobalTableWithMultiRegionStrongConsistencyWhereFencedWritesThenFailAtOnce() {
+        Contenders.Contender strong = contenders.add();
+        strong.faults().rewriteResponse("DescribeTable", describedAs(ValidationTest::multiRegionStrong));
+
+        strong.locks().verify();
+        Lease lease = strong.locks().tryAcquire(Contenders.lockName(), LEASE).orElseThrow();
+
+        assertThatThrownBy(lease::heldCheck)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("multi-Region strong consistency")
+                .hasMessageContaining(table.name());
+        assertThatThrownBy(() -> lease.transactWrite()).hasMessageContaining("multi-Region strong consistency");
+        assertThat(strong.requests().count("TransactWriteItems")).isZero();
+        assertThat(lease.isHeld()).isTrue();
+
+        Contenders.Contender withTimeToLive = contenders.add(b -> b.options(LockTableOptions.builder()
+                .timeToLive("expiresAt", Duration.ofHours(1))
+                .build()));
+        withTimeToLive.faults().rewriteResponse("DescribeTable", describedAs(ValidationTest::multiRegionStrong));
+        assertThatThrownBy(withTimeToLive.locks()::verify).hasMessageContaining("no time to live");
+    }
+
+    @Test
+    void aWriteFromAnotherRegionThatCameFirstIsATransientFailureOfARenewal() throws Exception {
+        Contenders.Contender holder = contenders.add(b -> {}, o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()));
+        Lease lease = holder.locks()
+                .tryAcquire(Contenders.lockName(), Duration.ofSeconds(2))
+                .orElseThrow();
+        holder.faults()
+                .failWith(
+                        "UpdateItem",
+                        () -> FaultInjector.engineError(
+                                ReplicatedWriteConflictException.builder(),
+                                400,
+                                "ReplicatedWriteConflictException",
+                                "One or more items in this request are being modified by a request in another Region"),
+                        2);
+
+        Thread.sleep(Duration.ofSeconds(4).toMillis());
+
+        assertThat(holder.faults().injected()).isEqualTo(2);
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(Errors.isTransient(
+                        ReplicatedWriteConflictException.builder().message("x").build()))
+                .isTrue();
+    }
+
+    @Test
+    void aTimeToLiveRetentionUnderAnHourOrUnderTheLeaseIsRefusedSayingWhy() {
+        for (Duration retention : new Duration[] {Duration.ZERO, Duration.ofMinutes(59)}) {
+            assertThatThrownBy(() -> LockTableOptions.builder().timeToLive("expiresAt", retention))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("at least PT1H")
+                    .hasMessageContaining("fencing token");
+        }
+        LockTable locks = contenders
+                .add(b -> b.options(LockTableOptions.builder()
+                        .timeToLive("expiresAt", Duration.ofHours(1))
+                        .build()))
+                .locks();
+        assertThatThrownBy(() -> locks.tryAcquire("report", Duration.ofHours(2)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("report")
+                .hasMessageContaining("retention PT1H");
+    }
+
+    private static TableDescription.Builder multiRegionStrong(TableDescription.Builder table) {
+        return table.globalTableVersion("2019.11.21")
+                .replicas(r -> r.regionName("eu-west-1"), r -> r.regionName("us-west-2"))
+                .multiRegionConsistency(MultiRegionConsistency.STRONG);
+    }
+
+    /** A DescribeTable answer rewritten as a table of another kind would be described. */
+    private static UnaryOperator<SdkResponse> describedAs(UnaryOperator<TableDescription.Builder> change) {
+        return response -> {
+            DescribeTableResponse described = (DescribeTableResponse) response;
+            return described.toBuilder()
+                    .table(change.apply(described.table().toBuilder()).build())
+                    .build();
+        };
+    }
+
     /** An entity of a single-table design, for the enhanced client. */
     @DynamoDbBean
     public static class Order {
@@ -242,10 +353,17 @@ class ValidationTest {
 
     @Test
     void requestTimeoutsServeTheLeaseAndStayShort() {
-        assertThat(LockItems.acquireTimeout(Duration.ofSeconds(2))).isEqualTo(Duration.ofSeconds(4));
-        assertThat(LockItems.acquireTimeout(Duration.ofSeconds(45))).isEqualTo(Duration.ofMinutes(1));
-        assertThat(LockItems.acquireTimeout(Duration.ofDays(1))).isEqualTo(Duration.ofMinutes(1));
-        assertThat(LockItems.renewalTimeout(Duration.ofMillis(700))).isEqualTo(Duration.ofMillis(700));
-        assertThat(LockItems.renewalTimeout(Duration.ofHours(16))).isEqualTo(Duration.ofSeconds(30));
+        long unbounded = Long.MAX_VALUE;
+        assertThat(RequestTimeouts.acquire(Duration.ofSeconds(2), unbounded)).isEqualTo(Duration.ofSeconds(4));
+        assertThat(RequestTimeouts.acquire(Duration.ofSeconds(45), unbounded)).isEqualTo(Duration.ofMinutes(1));
+        assertThat(RequestTimeouts.acquire(Duration.ofDays(1), unbounded)).isEqualTo(Duration.ofMinutes(1));
+        assertThat(RequestTimeouts.renewal(Duration.ofMillis(700).toNanos())).isEqualTo(Duration.ofMillis(700));
+        assertThat(RequestTimeouts.renewal(Duration.ofHours(16).toNanos())).isEqualTo(Duration.ofSeconds(30));
+        // never past the caller's wait, and never zero, which the SDK refuses
+        assertThat(RequestTimeouts.acquire(
+                        Duration.ofSeconds(30), Duration.ofSeconds(1).toNanos()))
+                .isEqualTo(Duration.ofSeconds(1));
+        assertThat(RequestTimeouts.read(Duration.ofSeconds(30), -5)).isEqualTo(Duration.ofMillis(1));
+        assertThat(RequestTimeouts.giveBack(Duration.ofDays(1).toNanos())).isEqualTo(Duration.ofSeconds(5));
     }
 }

@@ -1,19 +1,25 @@
 package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
  * The lease rules at their exact boundaries, with each process on a {@link ManualLockClock} of its own: time moves
@@ -195,6 +201,90 @@ class VirtualTimeTest {
                     .isTrue();
             assertThat(taken.orElseThrow().fencingToken()).isGreaterThan(held.fencingToken());
         }
+    }
+
+    @Test
+    void aLeaseRenewedAcrossTheWrapOfTheMonotonicClockStaysHeld() {
+        // its first end is before the counter wraps, the ends of later renewals after it
+        ManualLockClock wrapping =
+                new ManualLockClock(Long.MAX_VALUE - Duration.ofSeconds(40).toNanos());
+        Contenders.Contender holder = contenders.add(b -> b.clock(wrapping));
+        Lease held = holder.locks().tryAcquire(name, LEASE).orElseThrow();
+
+        for (int second = 0; second < 5 * 30; second++) {
+            wrapping.advance(Duration.ofSeconds(1));
+        }
+
+        assertThat(held.isHeld()).as("renewed through five leases").isTrue();
+        assertThat(held.remaining()).isGreaterThan(LEASE.dividedBy(2));
+    }
+
+    @Test
+    void anAcquireWhoseAnswerNeverCameIsGivenBackWithBackOffUntilItWorks() {
+        Contenders.Contender contender =
+                contenders.add(b -> b.clock(contenderClock), o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()));
+        contender.faults().loseReply("UpdateItem", 1).failBeforeSendIf("UpdateItem", VirtualTimeTest::isGiveBack, 3);
+
+        assertThatThrownBy(() -> contender.locks().tryAcquire(name, LEASE)).isInstanceOf(SdkClientException.class);
+        assertThat(contenders.item(name)).containsKey("owner"); // applied, and the first give-back failed
+        contenderClock.advance(Duration.ofMillis(100 + 200 + 400));
+
+        assertThat(contenders.item(name)).doesNotContainKey("owner");
+        assertThat(contender.faults().injected()).isEqualTo(1 + 3);
+        assertThat(contenderClock.pending()).isZero();
+    }
+
+    @Test
+    void aGiveBackThatNeverGetsThroughStopsWhenTheLeaseItMayHaveTakenHasRunOut() {
+        Contenders.Contender contender =
+                contenders.add(b -> b.clock(contenderClock), o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()));
+        contender
+                .faults()
+                .loseReply("UpdateItem", 1)
+                .failBeforeSendIf("UpdateItem", VirtualTimeTest::isGiveBack, Integer.MAX_VALUE);
+
+        assertThatThrownBy(() -> contender.locks().tryAcquire(name, LEASE)).isInstanceOf(SdkClientException.class);
+        contenderClock.advance(LEASE.plusSeconds(1));
+
+        // 100 ms doubling up to 5 s: about a dozen tries in a lease of 30 s, then none
+        assertThat(contender.faults().injected() - 1).isBetween(8, 14);
+        assertThat(contenderClock.pending()).isZero();
+    }
+
+    private static boolean isGiveBack(SdkRequest request) {
+        return request instanceof UpdateItemRequest update
+                && update.updateExpression().startsWith("REMOVE");
+    }
+
+    /**
+     * After many renewals whose answers were lost, a read finds which one was applied; the next renewal is due a
+     * third of a lease after that one was sent, not a third of a lease after the read.
+     */
+    @Test
+    void aRenewalSettledByAReadSchedulesTheNextFromTheSettledVersionsSendTime() {
+        Duration lease = Duration.ofSeconds(60);
+        Contenders.Contender holder =
+                contenders.add(b -> b.clock(holderClock), o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()));
+        holder.locks().tryAcquire(name, lease).orElseThrow();
+        List<Long> renewalsSent = new CopyOnWriteArrayList<>();
+        List<Long> readsSent = new CopyOnWriteArrayList<>();
+        holder.faults()
+                .beforeSend("UpdateItem", () -> renewalsSent.add(holderClock.nanoTime()), Integer.MAX_VALUE)
+                .beforeSend("GetItem", () -> readsSent.add(holderClock.nanoTime()), Integer.MAX_VALUE)
+                .loseReply("UpdateItem", LeaseKeeper.MAX_UNANSWERED);
+
+        Duration step = Duration.ofMillis(10);
+        while (readsSent.isEmpty() || renewalsSent.size() <= LeaseKeeper.MAX_UNANSWERED) {
+            holderClock.advance(step);
+        }
+
+        long lastUnanswered = renewalsSent.get(LeaseKeeper.MAX_UNANSWERED - 1);
+        long next = renewalsSent.get(LeaseKeeper.MAX_UNANSWERED);
+        assertThat(readsSent.get(0) - lastUnanswered)
+                .as("the read came after a retry's pause")
+                .isPositive();
+        assertThat(Duration.ofNanos(next - lastUnanswered))
+                .isBetween(lease.dividedBy(3), lease.dividedBy(3).plus(step));
     }
 
     @Test

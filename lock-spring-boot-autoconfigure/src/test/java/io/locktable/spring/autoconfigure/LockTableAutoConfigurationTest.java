@@ -1,6 +1,7 @@
 package io.locktable.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.locktable.Lease;
 import io.locktable.LeaseEnd;
@@ -306,6 +307,8 @@ class LockTableAutoConfigurationTest {
             Lease lease = context.getBean(LockTable.class)
                     .tryAcquire(name, Duration.ofSeconds(2))
                     .orElseThrow();
+            // listeners hear the table's events on its event thread
+            await().atMost(Duration.ofSeconds(5)).until(() -> heard.contains("acquired " + name));
             assertThat(heard).containsExactly("acquired " + name);
             context.close();
             assertThat(lease.end()).contains(LeaseEnd.CLOSED);

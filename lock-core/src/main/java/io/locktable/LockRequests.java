@@ -14,8 +14,11 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
-/** The lock item's schema and every request the protocol sends, built from the table's names and options. */
-final class LockItems {
+/**
+ * The lock item's schema and every request the protocol sends, built from the table's names and options (steps 2 to 7
+ * of the protocol in {@code package-info.java}). Building a request sends nothing: {@link DynamoDbLockStore} does.
+ */
+final class LockRequests {
 
     static final String TYPE = "_type";
     static final String OWNER = "owner";
@@ -27,8 +30,6 @@ final class LockItems {
     static final String KEY_PREFIX = "LOCK#";
     static final String SORT_KEY_VALUE = "LOCK";
 
-    private static final Duration MAX_ACQUIRE_EXTRA = Duration.ofSeconds(30);
-    private static final Duration MAX_REQUEST_WAIT = Duration.ofMinutes(1);
     private static final AttributeValue LOCK_TYPE_VALUE = AttributeValue.fromS(LOCK_TYPE);
     private static final AttributeValue ONE = AttributeValue.fromN("1");
     private static final AttributeValue NUMBER_TYPE = AttributeValue.fromS("N");
@@ -38,7 +39,7 @@ final class LockItems {
     private final String sortKey;
     private final LockTableOptions options;
 
-    LockItems(String tableName, String partitionKey, String sortKey, LockTableOptions options) {
+    LockRequests(String tableName, String partitionKey, String sortKey, LockTableOptions options) {
         this.tableName = tableName;
         this.partitionKey = partitionKey;
         this.sortKey = sortKey;
@@ -68,25 +69,27 @@ final class LockItems {
     }
 
     /** Takes a lock that has no owner; refuses to write into an item that is not a lock item. */
-    UpdateItemRequest acquireFree(String name, String owner, String rvn, Duration lease, Instant now) {
+    UpdateItemRequest acquireFree(
+            String name, String owner, String rvn, Duration lease, Instant now, Duration timeout) {
         Expression expression = acquireWrite(owner, rvn, lease, now);
         expression.name("#pk", partitionKey).value(":lockType", LOCK_TYPE_VALUE).value(":numberType", NUMBER_TYPE);
         // flat on purpose: an item that does not exist has no fence either, and dynalite evaluates a nested
         // condition several times slower
         String condition = "attribute_not_exists(#owner) AND (attribute_not_exists(#pk) OR #type = :lockType)"
                 + " AND (attribute_not_exists(#fence) OR attribute_type(#fence, :numberType))";
-        return acquireRequest(name, expression, condition, lease);
+        return acquireRequest(name, expression, condition, timeout);
     }
 
     /** Takes a lock over from a holder whose record version stayed {@code seenRvn} for a whole lease. */
-    UpdateItemRequest takeOver(String name, String seenRvn, String owner, String rvn, Duration lease, Instant now) {
+    UpdateItemRequest takeOver(
+            String name, String seenRvn, String owner, String rvn, Duration lease, Instant now, Duration timeout) {
         Expression expression = acquireWrite(owner, rvn, lease, now);
         expression
                 .value(":seenRvn", AttributeValue.fromS(seenRvn))
                 .value(":lockType", LOCK_TYPE_VALUE)
                 .value(":numberType", NUMBER_TYPE);
         String condition = "#rvn = :seenRvn AND #type = :lockType AND attribute_type(#fence, :numberType)";
-        return acquireRequest(name, expression, condition, lease);
+        return acquireRequest(name, expression, condition, timeout);
     }
 
     private Expression acquireWrite(String owner, String rvn, Duration lease, Instant now) {
@@ -115,7 +118,7 @@ final class LockItems {
         return expression;
     }
 
-    private UpdateItemRequest acquireRequest(String name, Expression expression, String condition, Duration lease) {
+    private UpdateItemRequest acquireRequest(String name, Expression expression, String condition, Duration timeout) {
         return UpdateItemRequest.builder()
                 .tableName(tableName)
                 .key(key(name))
@@ -125,25 +128,8 @@ final class LockItems {
                 .expressionAttributeValues(expression.values())
                 .returnValues(ReturnValue.ALL_NEW)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                .overrideConfiguration(o -> o.apiCallTimeout(acquireTimeout(lease)))
+                .overrideConfiguration(o -> o.apiCallTimeout(timeout))
                 .build();
-    }
-
-    /**
-     * An acquire may wait for its answer a little past a whole lease, so that a late answer still tells the caller
-     * (with a lease that has ended) instead of leaving the outcome unknown; never more than a minute, because the
-     * SDK keeps every call's timeout task until it comes due. An acquire of a longer lease that times out is given
-     * back.
-     */
-    static Duration acquireTimeout(Duration lease) {
-        Duration extra = lease.compareTo(MAX_ACQUIRE_EXTRA) < 0 ? lease : MAX_ACQUIRE_EXTRA;
-        Duration timeout = lease.plus(extra);
-        return timeout.compareTo(MAX_REQUEST_WAIT) < 0 ? timeout : MAX_REQUEST_WAIT;
-    }
-
-    /** A renewal waits at most what is left of its lease, and at most 30 s: a later attempt retries. */
-    static Duration renewalTimeout(Duration left) {
-        return left.compareTo(MAX_ACQUIRE_EXTRA) < 0 ? left : MAX_ACQUIRE_EXTRA;
     }
 
     /**
@@ -190,12 +176,13 @@ final class LockItems {
                 .conditionExpression("#owner = :owner AND #fence = :fence")
                 .expressionAttributeNames(Map.of("#owner", OWNER, "#holder", HOLDER, "#fence", FENCE))
                 .expressionAttributeValues(heldValues(lease))
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                 .overrideConfiguration(o -> o.apiCallTimeout(timeout))
                 .build();
     }
 
     /** Gives back an acquire whose answer never came, if it was applied: conditional on its record version. */
-    UpdateItemRequest abandon(String name, String owner, String rvn, Duration timeout) {
+    UpdateItemRequest giveBack(String name, String owner, String rvn, Duration timeout) {
         return UpdateItemRequest.builder()
                 .tableName(tableName)
                 .key(key(name))

@@ -1,0 +1,73 @@
+package io.locktable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The fencing high-water mark compares only tokens answered in a known order, and never goes down. No engine. */
+class FenceHighWaterTest {
+
+    private final List<String> regressions = new ArrayList<>();
+    private final FenceHighWater fences = new FenceHighWater("Shop", new LockTableListener() {
+        @Override
+        public void onFenceRegressed(String name, long highestSeen, long fencingToken) {
+            regressions.add(highestSeen + "->" + fencingToken);
+        }
+    });
+
+    @Test
+    void aGrantAnsweredAlongsideAReadThatShowedTheSameTokenIsNoRegression() {
+        // one thread's acquire is granted 5 while another thread's read, overlapping it, already shows 5
+        fences.observed("orders", 5, 100, 200);
+        fences.granted("orders", 5, 150, 300);
+
+        assertThat(regressions).isEmpty();
+        assertThat(fences.highest("orders")).isEqualTo(5);
+    }
+
+    @Test
+    void aGrantSentAfterAnAnswerShowedTheSameTokenIsARegression() {
+        fences.observed("orders", 5, 100, 200);
+        fences.granted("orders", 5, 201, 300);
+
+        assertThat(regressions).containsExactly("5->5");
+    }
+
+    @Test
+    void aLowerTokenInKnownOrderIsReportedEachTimeAndTheMarkNeverGoesDown() {
+        fences.granted("orders", 7, 0, 10);
+        fences.observed("orders", 3, 20, 30);
+        fences.granted("orders", 4, 40, 50);
+
+        assertThat(regressions).containsExactly("7->3", "7->4");
+        assertThat(fences.highest("orders")).isEqualTo(7);
+    }
+
+    @Test
+    void aLowerTokenFromARequestThatOverlappedTheMarksIsNotCompared() {
+        fences.granted("orders", 7, 0, 100);
+        fences.observed("orders", 6, 50, 120); // sent before 7 was answered: it may have been served first
+
+        assertThat(regressions).isEmpty();
+    }
+
+    @Test
+    void timesAreComparedAsDifferencesSoAWrappingClockKeepsTheOrder() {
+        long nearWrap = Long.MAX_VALUE - 5;
+        fences.observed("orders", 5, nearWrap, nearWrap + 3);
+        fences.granted("orders", 5, nearWrap + 10, nearWrap + 20); // after the wrap, still later
+
+        assertThat(regressions).containsExactly("5->5");
+    }
+
+    @Test
+    void locksAreMarkedApart() {
+        fences.granted("orders", 9, 0, 10);
+        fences.granted("invoices", 1, 20, 30);
+
+        assertThat(regressions).isEmpty();
+        assertThat(fences.highest("invoices")).isEqualTo(1);
+    }
+}
