@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,6 +90,7 @@ final class Acquirer {
     }
 
     /** A strongly consistent read, for {@link LockTable#read}. */
+    @Nullable
     StoredLock read(String name, Duration timeout) {
         long sent = clock.nanoTime();
         StoredLock stored = store.read(name, timeout);
@@ -98,7 +100,7 @@ final class Acquirer {
         return stored;
     }
 
-    private Attempt write(String name, Duration lease, String seenRvn, long waitLeftNanos) {
+    private Attempt write(String name, Duration lease, @Nullable String seenRvn, long waitLeftNanos) {
         String rvn = RecordVersions.next();
         Instant wall = clock.instant();
         long sent = clock.nanoTime();

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
@@ -40,7 +41,13 @@ final class DynamoDbLockStore implements LockStore {
 
     @Override
     public AcquireAnswer acquire(
-            String name, String seenRvn, String owner, String rvn, Duration lease, Instant now, Duration timeout) {
+            String name,
+            @Nullable String seenRvn,
+            String owner,
+            String rvn,
+            Duration lease,
+            Instant now,
+            Duration timeout) {
         try {
             UpdateItemResponse response = send(
                     name,
@@ -61,7 +68,7 @@ final class DynamoDbLockStore implements LockStore {
     }
 
     @Override
-    public StoredLock read(String name, Duration timeout) {
+    public @Nullable StoredLock read(String name, Duration timeout) {
         return parse(
                 name,
                 send(name, () -> client.getItem(requests.read(name, timeout))).item());
@@ -133,7 +140,7 @@ final class DynamoDbLockStore implements LockStore {
         return client.describeTable(r -> r.tableName(requests.tableName())).table();
     }
 
-    private StoredLock parse(String name, Map<String, AttributeValue> item) {
+    private @Nullable StoredLock parse(String name, Map<String, AttributeValue> item) {
         return StoredLock.parse(name, requests.tableName(), item);
     }
 

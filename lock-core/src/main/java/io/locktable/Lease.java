@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
@@ -51,11 +52,11 @@ public final class Lease implements AutoCloseable {
     private volatile String recordVersion;
     private volatile long endNanos;
     private volatile Instant renewedAt;
-    private volatile LeaseEnd end;
+    private volatile @Nullable LeaseEnd end;
     /** The scheduled renewal and expiry watch, cancelled when the lease ends so the timer does not keep it. */
-    private volatile Future<?> renewalTask;
+    private volatile @Nullable Future<?> renewalTask;
 
-    private volatile Future<?> expiryTask;
+    private volatile @Nullable Future<?> expiryTask;
     /** Record versions that renewals sent without an answer, with their send times; guarded by {@code this}. */
     private final Map<String, Long> unanswered = new LinkedHashMap<>();
 
@@ -328,7 +329,7 @@ public final class Lease implements AutoCloseable {
     }
 
     /** When a renewal whose answer never came sent {@code version}, or null if none did. */
-    synchronized Long unansweredSentAt(String version) {
+    synchronized @Nullable Long unansweredSentAt(String version) {
         return unanswered.get(version);
     }
 
@@ -375,7 +376,7 @@ public final class Lease implements AutoCloseable {
         }
     }
 
-    private static void cancel(Future<?> task) {
+    private static void cancel(@Nullable Future<?> task) {
         if (task != null) {
             task.cancel(false);
         }

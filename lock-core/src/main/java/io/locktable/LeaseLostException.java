@@ -1,5 +1,7 @@
 package io.locktable;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A write fenced by a {@link Lease} was refused because the lease is no longer held: it was released, lost to
  * another holder, or ran out. Nothing of the write was applied.
@@ -19,7 +21,7 @@ public class LeaseLostException extends RuntimeException {
      * @param detail what showed the loss
      * @param cause the error that showed it, or null
      */
-    public LeaseLostException(String lockName, long fencingToken, String detail, Throwable cause) {
+    public LeaseLostException(String lockName, long fencingToken, String detail, @Nullable Throwable cause) {
         super(
                 "The lease of lock '" + lockName + "' (fencing token " + fencingToken + ") is no longer held: "
                         + detail,

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
@@ -36,10 +37,10 @@ final class LockRequests {
 
     private final String tableName;
     private final String partitionKey;
-    private final String sortKey;
+    private final @Nullable String sortKey;
     private final LockTableOptions options;
 
-    LockRequests(String tableName, String partitionKey, String sortKey, LockTableOptions options) {
+    LockRequests(String tableName, String partitionKey, @Nullable String sortKey, LockTableOptions options) {
         this.tableName = tableName;
         this.partitionKey = partitionKey;
         this.sortKey = sortKey;

@@ -3,6 +3,7 @@ package io.locktable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
@@ -33,7 +34,7 @@ interface LockStore {
      * @param current the item as the failure showed it (returned with the failure, or read after it), or null if
      *     there is no item any more
      */
-    record Refused(StoredLock current) implements AcquireAnswer {}
+    record Refused(@Nullable StoredLock current) implements AcquireAnswer {}
 
     /** What a renewal came to. */
     enum RenewAnswer {
@@ -60,9 +61,16 @@ interface LockStore {
      * @param seenRvn null to take a lock without owner, or the holder's record version watched for a whole lease
      */
     AcquireAnswer acquire(
-            String name, String seenRvn, String owner, String rvn, Duration lease, Instant now, Duration timeout);
+            String name,
+            @Nullable String seenRvn,
+            String owner,
+            String rvn,
+            Duration lease,
+            Instant now,
+            Duration timeout);
 
     /** A strongly consistent read of the lock item; null when there is none. */
+    @Nullable
     StoredLock read(String name, Duration timeout);
 
     /** Step 5: a new record version, if this lease still holds the item at one of {@code candidates}. */

@@ -11,6 +11,7 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
@@ -68,11 +69,11 @@ public final class LockTable implements AutoCloseable {
 
     private final String tableName;
     private final String partitionKey;
-    private final String sortKey;
+    private final @Nullable String sortKey;
     private final LockTableOptions options;
     private final String owner = UUID.randomUUID().toString();
     private final LockClock clock;
-    private final AutoCloseable ownedClock;
+    private final @Nullable AutoCloseable ownedClock;
     private final Listeners listeners;
     private final LeaseKeeper keeper;
     private final Acquirer acquirer;
@@ -305,7 +306,7 @@ public final class LockTable implements AutoCloseable {
         }
     }
 
-    private TimeoutException timedOut(String name, long maxWaitNanos, long startNanos, Exception cause) {
+    private TimeoutException timedOut(String name, long maxWaitNanos, long startNanos, @Nullable Exception cause) {
         finished(name, AcquireOutcome.TIMEOUT, startNanos);
         TimeoutException timeout = new TimeoutException("lock '" + name + "' in table '" + tableName
                 + "' stayed held for the whole wait of " + Duration.ofNanos(maxWaitNanos));
@@ -551,10 +552,10 @@ public final class LockTable implements AutoCloseable {
         private final DynamoDbClient client;
         private final String tableName;
         private final String partitionKey;
-        private String sortKey;
+        private @Nullable String sortKey;
         private LockTableOptions options = LockTableOptions.defaults();
-        private LockClock clock;
-        private LockStore store;
+        private @Nullable LockClock clock;
+        private @Nullable LockStore store;
         private int schedulerThreads = 2;
         private final List<LockTableListener> listeners = new ArrayList<>();
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the items of the locks carry beyond the lock itself: a readable holder name and a time to live.
@@ -37,8 +38,8 @@ public final class LockTableOptions {
     private static final int MAX_HOLDER_LENGTH = 256;
     private static final LockTableOptions DEFAULTS = new Builder().build();
 
-    private final String holder;
-    private final String timeToLiveAttribute;
+    private final @Nullable String holder;
+    private final @Nullable String timeToLiveAttribute;
     private final Duration timeToLiveRetention;
 
     private LockTableOptions(Builder builder) {
@@ -100,8 +101,8 @@ public final class LockTableOptions {
 
     /** Builds {@link LockTableOptions}. Not thread-safe. */
     public static final class Builder {
-        private String holder;
-        private String timeToLiveAttribute;
+        private @Nullable String holder;
+        private @Nullable String timeToLiveAttribute;
         private Duration timeToLiveRetention = Duration.ZERO;
 
         private Builder() {}

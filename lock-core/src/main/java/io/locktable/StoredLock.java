@@ -3,6 +3,7 @@ package io.locktable;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -14,7 +15,13 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * @param fence the fencing token, 0 when never acquired
  * @param leaseMs the lease of the last holder in milliseconds, 0 when unknown
  */
-record StoredLock(String name, String owner, String holder, String rvn, long fence, long leaseMs) {
+record StoredLock(
+        String name,
+        @Nullable String owner,
+        @Nullable String holder,
+        @Nullable String rvn,
+        long fence,
+        long leaseMs) {
 
     boolean isHeld() {
         return owner != null;
@@ -36,7 +43,7 @@ record StoredLock(String name, String owner, String holder, String rvn, long fen
      * @return the lock, or null when there is no item
      * @throws LockItemConflictException when the item is not a lock item
      */
-    static StoredLock parse(String name, String tableName, Map<String, AttributeValue> item) {
+    static @Nullable StoredLock parse(String name, String tableName, @Nullable Map<String, AttributeValue> item) {
         if (item == null || item.isEmpty()) {
             return null;
         }
@@ -69,7 +76,8 @@ record StoredLock(String name, String owner, String holder, String rvn, long fen
         return new StoredLock(name, owner, holder, rvn, fence == null ? 0 : fence, leaseMs == null ? 0 : leaseMs);
     }
 
-    private static String string(Map<String, AttributeValue> item, String attribute, String name, String table) {
+    private static @Nullable String string(
+            Map<String, AttributeValue> item, String attribute, String name, String table) {
         AttributeValue value = item.get(attribute);
         if (value == null) {
             return null;
@@ -80,7 +88,8 @@ record StoredLock(String name, String owner, String holder, String rvn, long fen
         return value.s();
     }
 
-    private static Long number(Map<String, AttributeValue> item, String attribute, String name, String table) {
+    private static @Nullable Long number(
+            Map<String, AttributeValue> item, String attribute, String name, String table) {
         AttributeValue value = item.get(attribute);
         if (value == null) {
             return null;

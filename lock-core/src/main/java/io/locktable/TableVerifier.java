@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
@@ -22,10 +23,10 @@ final class TableVerifier {
 
     private final LockStore store;
     private final String partitionKey;
-    private final String sortKey;
+    private final @Nullable String sortKey;
     private final boolean timeToLive;
 
-    TableVerifier(LockStore store, String partitionKey, String sortKey, boolean timeToLive) {
+    TableVerifier(LockStore store, String partitionKey, @Nullable String sortKey, boolean timeToLive) {
         this.store = store;
         this.partitionKey = partitionKey;
         this.sortKey = sortKey;

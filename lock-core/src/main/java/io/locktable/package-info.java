@@ -1,0 +1,53 @@
+/**
+ * Named locks and leader election on DynamoDB: start at {@link io.locktable.LockTable}.
+ *
+ * <h2>The protocol, step by step</h2>
+ *
+ * <p>The code points at these numbers ("step 4") where it carries a step out. {@code Acquirer} decides
+ * steps 2 to 4, {@code LeaseKeeper} steps 5 to 8, {@code TableVerifier} step 9; every
+ * request goes through one seam, {@code LockStore}, whose only implementation over DynamoDB is {@link
+ * io.locktable.DynamoDbLockStore} with the requests of {@code LockRequests}; every timeout comes from
+ * {@code RequestTimeouts}.
+ *
+ * <ol>
+ *   <li><b>The item.</b> A lock is one item: partition key {@code LOCK#<name>}, sort key {@code LOCK} if the table
+ *       has one, attributes {@code _type=LOCK}, {@code owner} (one random id per lock table), {@code rvn} (a new
+ *       random record version at each acquire and renewal), {@code fence} (raised by one at each acquire, never
+ *       lowered), {@code leaseMs}, and optionally {@code holder} and a time-to-live attribute. An item at that key
+ *       that is not such an item is never written ({@link io.locktable.LockItemConflictException}).
+ *   <li><b>Acquire a lock not seen held.</b> One conditional {@code UpdateItem}: set owner, rvn and lease, {@code ADD
+ *       fence 1}, on the condition that the item has no owner and is a lock item. A retry of the SDK whose first
+ *       attempt was applied fails its condition on this very write: seen as the owner and rvn just sent, it is a
+ *       success.
+ *   <li><b>A refused acquire.</b> The condition failure shows the holder (the item returned with it, or one
+ *       strongly consistent {@code GetItem} on engines that return none). Its rvn is remembered with the time on
+ *       this process's monotonic clock <em>of the answer that showed it</em>, never earlier: a renewal that lands
+ *       during a slow read must not look older than it is.
+ *   <li><b>Acquire a lock seen held.</b> Read first; write only if the lock is free, or its rvn stayed the one
+ *       remembered for the holder's whole {@code leaseMs} on this clock, with the condition {@code rvn = :seen}. No
+ *       wall clocks are compared, ever. A waiting acquire polls every third of the holder's lease, at most every
+ *       10 s, with jitter, and never waits past its {@code maxWait}, requests in flight included.
+ *   <li><b>Renew</b> every third of the lease: a new rvn, on the condition {@code owner = me AND fence = mine AND rvn
+ *       IN (the confirmed one, the ones sent without an answer, the new one)}, so a retry after an applied attempt
+ *       succeeds. A condition failure means the lease is lost; a failure that may have been applied is retried
+ *       until the lease's end, and after too many a read settles which was applied. The lease ends for its holder
+ *       at the <em>send</em> time of its last successful renewal plus its duration, so the holder stops believing
+ *       before any contender can take over.
+ *   <li><b>Release.</b> Ends the lease locally first, then {@code REMOVE owner} on the condition {@code owner = me
+ *       AND fence = mine}: a lease lost to another holder never disturbs it. Sent even from an interrupted thread;
+ *       a retry after an applied attempt is still a release. The item and its fence stay.
+ *   <li><b>Fencing.</b> {@link io.locktable.Lease#heldCheck()} is a {@code ConditionCheck} on owner and fence, for a
+ *       {@code TransactWriteItems}; {@link io.locktable.Lease#fencingToken()} is the fence of this acquisition.
+ *   <li><b>The high-water mark.</b> Per lock, the highest fence this table has seen; a token answered in a known
+ *       order after the mark that is below it (or equal, for a grant) is logged as an error and reported.
+ *   <li><b>One region.</b> {@link io.locktable.LockTable#verify()} refuses wrong keys and global tables whose
+ *       regions each take writes on their own, and accepts multi-Region strong consistency.
+ * </ol>
+ *
+ * <p>Every lease decision reads the monotonic clock of one {@link io.locktable.LockClock}; callbacks of users run on
+ * the table's event thread, never on the threads that renew.
+ */
+@NullMarked
+package io.locktable;
+
+import org.jspecify.annotations.NullMarked;
