@@ -99,7 +99,9 @@ public final class LockTable implements AutoCloseable {
         LockStore store = builder.store != null
                 ? builder.store
                 : new DynamoDbLockStore(
-                        builder.client, new LockRequests(tableName, partitionKey, sortKey, options), listeners);
+                        Objects.requireNonNull(builder.client, "client"),
+                        new LockRequests(tableName, partitionKey, sortKey, options),
+                        listeners);
         this.keeper = new LeaseKeeper(store, clock, listeners);
         FenceHighWater fences = new FenceHighWater(tableName, listeners);
         this.acquirer = new Acquirer(store, clock, listeners, fences, keeper, owner);
@@ -549,7 +551,7 @@ public final class LockTable implements AutoCloseable {
     public static final class Builder {
         private static final int MAX_NAME_LENGTH = 255;
 
-        private final DynamoDbClient client;
+        private final @Nullable DynamoDbClient client;
         private final String tableName;
         private final String partitionKey;
         private @Nullable String sortKey;
@@ -560,7 +562,13 @@ public final class LockTable implements AutoCloseable {
         private final List<LockTableListener> listeners = new ArrayList<>();
 
         private Builder(DynamoDbClient client, String tableName, String partitionKey) {
-            this.client = Objects.requireNonNull(client, "client");
+            this(Objects.requireNonNull(client, "client"), null, tableName, partitionKey);
+        }
+
+        private Builder(
+                @Nullable DynamoDbClient client, @Nullable LockStore store, String tableName, String partitionKey) {
+            this.client = client;
+            this.store = store;
             this.tableName = checkTableName(tableName);
             this.partitionKey = checkAttributeName("partitionKey", partitionKey);
         }
@@ -631,10 +639,9 @@ public final class LockTable implements AutoCloseable {
             return this;
         }
 
-        /** Puts a scripted store in place of DynamoDB, for tests of the protocol's decisions. */
-        Builder store(LockStore store) {
-            this.store = Objects.requireNonNull(store, "store");
-            return this;
+        /** A builder over a scripted store in place of DynamoDB, for tests of the protocol's decisions. */
+        static Builder over(LockStore store, String partitionKey) {
+            return new Builder(null, Objects.requireNonNull(store, "store"), store.tableName(), partitionKey);
         }
 
         /**
