@@ -39,6 +39,7 @@ final class Acquirer {
 
     private final LockStore store;
     private final LockClock clock;
+    private final Workers workers;
     private final Listeners listeners;
     private final FenceHighWater fences;
     private final LeaseKeeper keeper;
@@ -48,12 +49,14 @@ final class Acquirer {
     Acquirer(
             LockStore store,
             LockClock clock,
+            Workers workers,
             Listeners listeners,
             FenceHighWater fences,
             LeaseKeeper keeper,
             String owner) {
         this.store = store;
         this.clock = clock;
+        this.workers = workers;
         this.listeners = listeners;
         this.fences = fences;
         this.keeper = keeper;
@@ -110,7 +113,7 @@ final class Acquirer {
                     name, seenRvn, owner, rvn, lease, wall, RequestTimeouts.acquire(lease, waitLeftNanos));
         } catch (RuntimeException e) {
             if (LockStore.mayHaveApplied(e)) {
-                clock.execute(() -> giveBack(name, rvn, lease, sent, FIRST_GIVE_BACK_RETRY_NANOS));
+                workers.run(() -> giveBack(name, rvn, lease, sent, FIRST_GIVE_BACK_RETRY_NANOS), sent);
             }
             throw e;
         }
@@ -195,7 +198,7 @@ final class Acquirer {
                 return; // the lease it may have taken runs out before the next try
             }
             long next = Math.min(retryNanos * 2, LAST_GIVE_BACK_RETRY_NANOS);
-            clock.schedule(() -> clock.execute(() -> giveBack(name, rvn, lease, sentNanos, next)), retryNanos);
+            clock.schedule(() -> workers.run(() -> giveBack(name, rvn, lease, sentNanos, next), sentNanos), retryNanos);
         }
     }
 }

@@ -37,15 +37,19 @@ final class LeaseKeeper {
 
     private final LockStore store;
     private final LockClock clock;
+    private final Workers workers;
     private final Listeners listeners;
     private final Set<Lease> held = ConcurrentHashMap.newKeySet();
+    private final RenewalLateness lateness;
     private boolean closed; // guarded by this
     private volatile boolean multiRegionStrong;
 
-    LeaseKeeper(LockStore store, LockClock clock, Listeners listeners) {
+    LeaseKeeper(LockStore store, LockClock clock, Workers workers, Listeners listeners) {
         this.store = store;
         this.clock = clock;
+        this.workers = workers;
         this.listeners = listeners;
+        this.lateness = new RenewalLateness(store.tableName(), clock, listeners);
     }
 
     long nanoTime() {
@@ -93,7 +97,9 @@ final class LeaseKeeper {
     }
 
     private void scheduleRenewal(Lease lease, long delayNanos) {
-        lease.renewalScheduled(clock.schedule(() -> clock.execute(() -> renew(lease)), delayNanos));
+        long due = clock.nanoTime() + delayNanos;
+        lease.renewalScheduled(clock.schedule(
+                () -> workers.run(() -> renew(lease, due), lease.endNanos()), delayNanos));
     }
 
     /**
@@ -113,12 +119,13 @@ final class LeaseKeeper {
         }
     }
 
-    /** Step 5: one renewal attempt, on a worker thread. */
-    private void renew(Lease lease) {
+    /** Step 5: one renewal attempt, on a worker thread, due at {@code dueNanos}. */
+    private void renew(Lease lease, long dueNanos) {
         if (!lease.isLive()) {
             return;
         }
         long sent = clock.nanoTime();
+        lateness.observe(lease, sent - dueNanos);
         long left = lease.endNanos() - sent;
         if (left <= 0) {
             expire(lease);
@@ -167,7 +174,7 @@ final class LeaseKeeper {
             }
             if (stored.rvn().equals(lease.recordVersion())) {
                 lease.forgetUnanswered();
-                renew(lease);
+                renew(lease, clock.nanoTime());
                 return;
             }
             Long sentAt = lease.unansweredSentAt(stored.rvn());
@@ -206,7 +213,7 @@ final class LeaseKeeper {
                     store.tableName(),
                     lease.fencingToken(),
                     lease.duration());
-            clock.execute(() -> sendRelease(lease, RequestTimeouts.release(lease.duration())));
+            workers.run(() -> sendRelease(lease, RequestTimeouts.release(lease.duration())), clock.nanoTime());
         }
     }
 

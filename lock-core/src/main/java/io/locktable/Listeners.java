@@ -82,6 +82,11 @@ final class Listeners implements LockTableListener {
     }
 
     @Override
+    public void onRenewalLate(Lease lease, Duration lateness) {
+        each(l -> l.onRenewalLate(lease, lateness));
+    }
+
+    @Override
     public void onLost(Lease lease, LeaseEnd reason) {
         each(l -> l.onLost(lease, reason));
     }

@@ -86,15 +86,19 @@ public final class LockTable implements AutoCloseable {
         this.sortKey = builder.sortKey;
         this.options = builder.options;
         List<LockTableListener> fixedListeners = List.copyOf(builder.listeners);
+        Workers workers;
         if (builder.clock != null) {
-            this.clock = builder.clock;
+            LockClock given = builder.clock;
+            this.clock = given;
             this.ownedClock = null;
             this.listeners = new Listeners(() -> fixedListeners, Runnable::run);
+            workers = (task, deadline) -> given.execute(task);
         } else {
             SystemLockClock system = new SystemLockClock("locktable-" + tableName, builder.schedulerThreads);
             this.clock = system;
             this.ownedClock = system;
             this.listeners = new Listeners(() -> fixedListeners, system.events());
+            workers = system.workers();
         }
         LockStore store = builder.store != null
                 ? builder.store
@@ -102,9 +106,9 @@ public final class LockTable implements AutoCloseable {
                         Objects.requireNonNull(builder.client, "client"),
                         new LockRequests(tableName, partitionKey, sortKey, options),
                         listeners);
-        this.keeper = new LeaseKeeper(store, clock, listeners);
+        this.keeper = new LeaseKeeper(store, clock, workers, listeners);
         FenceHighWater fences = new FenceHighWater(tableName, listeners);
-        this.acquirer = new Acquirer(store, clock, listeners, fences, keeper, owner);
+        this.acquirer = new Acquirer(store, clock, workers, listeners, fences, keeper, owner);
         this.verifier = new TableVerifier(
                 store, partitionKey, sortKey, options.timeToLiveAttribute().isPresent());
     }
@@ -550,6 +554,8 @@ public final class LockTable implements AutoCloseable {
     /** Builds a {@link LockTable}. Not thread-safe. */
     public static final class Builder {
         private static final int MAX_NAME_LENGTH = 255;
+        /** Renewals in flight at once, at most: 8 round trips of 5 ms renew 1,600 leases a second. */
+        private static final int DEFAULT_WORKER_THREADS = 8;
 
         private final @Nullable DynamoDbClient client;
         private final String tableName;
@@ -558,7 +564,7 @@ public final class LockTable implements AutoCloseable {
         private LockTableOptions options = LockTableOptions.defaults();
         private @Nullable LockClock clock;
         private @Nullable LockStore store;
-        private int schedulerThreads = 2;
+        private int schedulerThreads = DEFAULT_WORKER_THREADS;
         private final List<LockTableListener> listeners = new ArrayList<>();
 
         private Builder(DynamoDbClient client, String tableName, String partitionKey) {
@@ -613,16 +619,19 @@ public final class LockTable implements AutoCloseable {
         }
 
         /**
-         * How many worker threads send the renewals and releases of the table (default 2), beside one timer thread
-         * that keeps the schedule and ends leases on time. Renewals are one short request each; raise it only for
-         * tables holding thousands of leases on a slow network.
+         * How many worker threads may send the renewals and releases of the table at once (default 8), beside one
+         * timer thread that keeps the schedule and ends leases on time, and one event thread for listeners. Workers
+         * start as the queued requests need them and go away when idle, so a table holding a few leases runs one or
+         * two. When renewals queue up anyway (the engine answers slower than they fall due), the leases nearest their
+         * end go first and {@link LockTableListener#onRenewalLate} tells. With a synchronous client a worker carries
+         * one round trip at a time: 8 workers at 5 ms renew about 1,600 leases a second.
          *
-         * @param threads 1 to 16
+         * @param threads 1 to 64
          * @return this builder
          */
         public Builder schedulerThreads(int threads) {
-            if (threads < 1 || threads > 16) {
-                throw new IllegalArgumentException("schedulerThreads must be from 1 to 16, was " + threads);
+            if (threads < 1 || threads > 64) {
+                throw new IllegalArgumentException("schedulerThreads must be from 1 to 64, was " + threads);
             }
             this.schedulerThreads = threads;
             return this;

@@ -67,6 +67,17 @@ public interface LockTableListener {
     default void onRenewalFailed(Lease lease, Exception error) {}
 
     /**
+     * A renewal started late: it waited for a worker past a tenth of its period, because the engine answers slower
+     * than renewals fall due or the table holds more leases than its workers renew. Leases are lost if this grows to
+     * a whole lease; long before that it is a reason to raise {@link LockTable.Builder#schedulerThreads} or the
+     * leases.
+     *
+     * @param lease the lease whose renewal started late
+     * @param lateness how late it started
+     */
+    default void onRenewalLate(Lease lease, Duration lateness) {}
+
+    /**
      * A lease ended without its holder releasing it.
      *
      * @param lease the lease

@@ -5,26 +5,25 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The production clock: {@code System.nanoTime()}, one timer thread for schedules and expiries, a fixed pool of
- * worker threads for the requests of renewals and releases, and one event thread for the callbacks of users
+ * The production clock: {@code System.nanoTime()}, one timer thread for schedules and expiries, up to a bounded
+ * number of worker threads for the requests of renewals and releases ({@link ElasticWorkers}), and one event thread for the callbacks of users
  * (listeners, {@link Lease#whenEnded()}), all daemons.
  */
 final class SystemLockClock implements LockClock, AutoCloseable {
 
     private final ScheduledThreadPoolExecutor timer;
-    private final ExecutorService workers;
+    private final ElasticWorkers workers;
     private final ExecutorService events;
 
     SystemLockClock(String threadNamePrefix, int workerThreads) {
         this.timer = new ScheduledThreadPoolExecutor(1, Threads.daemons(threadNamePrefix + "-timer"));
         timer.setRemoveOnCancelPolicy(true);
         timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.workers = Executors.newFixedThreadPool(workerThreads, Threads.daemons(threadNamePrefix + "-worker"));
+        this.workers = new ElasticWorkers(workerThreads, Threads.daemons(threadNamePrefix + "-worker"));
         this.events = Executors.newSingleThreadExecutor(Threads.daemons(threadNamePrefix + "-events"));
     }
 
@@ -59,17 +58,18 @@ final class SystemLockClock implements LockClock, AutoCloseable {
 
     @Override
     public void execute(Runnable task) {
-        try {
-            workers.execute(task);
-        } catch (RejectedExecutionException e) {
-            // closed: the lock table's leases were released already
-        }
+        workers.run(task, System.nanoTime());
+    }
+
+    /** The worker threads, for tasks with a deadline. */
+    Workers workers() {
+        return workers;
     }
 
     @Override
     public void close() {
         timer.shutdownNow();
-        workers.shutdownNow();
+        workers.close();
         events.shutdown(); // the events of the last releases are still delivered
         try {
             events.awaitTermination(1, TimeUnit.SECONDS);

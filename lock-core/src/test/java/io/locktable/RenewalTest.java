@@ -109,6 +109,27 @@ class RenewalTest {
         assertThat(contenders.item(name).get("owner").s()).isEqualTo("someone-else");
     }
 
+    /**
+     * 120 leases of four seconds over a network where each answer takes 100 ms: two fixed workers (the old design)
+     * renew 20 a second, so each lease waits six seconds for its turn and all are lost. The workers now grow with the
+     * renewals due (up to 8: 80 a second), and each lease is renewed about every 1.5 s.
+     */
+    @Test
+    void manyLeasesOverASlowNetworkAreAllKeptAsWorkersGrowWithTheRenewalsDue() throws Exception {
+        Contenders.Contender a = contenders.add();
+        Duration lease = Duration.ofSeconds(4);
+        List<Lease> leases = new java.util.ArrayList<>();
+        for (int i = 0; i < 120; i++) {
+            leases.add(a.locks().tryAcquire(Contenders.lockName(), lease).orElseThrow());
+        }
+        a.faults().delayReply("UpdateItem", Duration.ofMillis(100), Integer.MAX_VALUE);
+
+        Thread.sleep(lease.multipliedBy(3).toMillis());
+
+        assertThat(leases).allMatch(Lease::isHeld);
+        assertThat(a.locks().heldLeases()).hasSize(120);
+    }
+
     @Test
     void anAcquireAnsweredAfterAWholeLeaseReturnsALeaseThatHasEnded() throws Exception {
         Contenders.Contender a = contenders.add();

@@ -1,0 +1,17 @@
+package io.locktable;
+
+/**
+ * Runs the requests of renewals, releases and give-backs off the timer thread, earliest deadline first when they
+ * queue up.
+ */
+@FunctionalInterface
+interface Workers {
+
+    /**
+     * Runs a task that may block on a request.
+     *
+     * @param task the task
+     * @param deadlineNanos when it must have run, on the monotonic clock: the end of the lease it serves
+     */
+    void run(Runnable task, long deadlineNanos);
+}

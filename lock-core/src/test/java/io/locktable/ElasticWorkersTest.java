@@ -1,0 +1,89 @@
+package io.locktable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The worker threads grow with the queued work up to their bound, and take the earliest deadline first. No engine. */
+class ElasticWorkersTest {
+
+    private final CountDownLatch release = new CountDownLatch(1);
+    private ElasticWorkers workers;
+
+    @Test
+    void queuedTasksRunEarliestDeadlineFirstWhenEveryThreadIsBusy() throws Exception {
+        workers = new ElasticWorkers(1, Threads.daemons("test-workers"));
+        List<String> ran = new CopyOnWriteArrayList<>();
+        CountDownLatch blocking = new CountDownLatch(1);
+        workers.run(
+                () -> {
+                    blocking.countDown();
+                    waitFor(release);
+                },
+                0);
+        assertThat(blocking.await(5, TimeUnit.SECONDS)).isTrue();
+        // deadlines near the wrap of nanoTime: compared as differences
+        long base = Long.MAX_VALUE - 15;
+        workers.run(() -> ran.add("30"), base + 30);
+        workers.run(() -> ran.add("10"), base + 10);
+        workers.run(() -> ran.add("20"), base + 20);
+        workers.run(() -> ran.add("10 again"), base + 10);
+
+        release.countDown();
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 4);
+        assertThat(ran).containsExactly("10", "10 again", "20", "30");
+    }
+
+    @Test
+    void threadsGrowWithTheQueuedWorkUpToTheBoundAndNoFurther() throws Exception {
+        workers = new ElasticWorkers(3, Threads.daemons("test-workers"));
+        CountDownLatch started = new CountDownLatch(3);
+        for (int i = 0; i < 5; i++) {
+            workers.run(
+                    () -> {
+                        started.countDown();
+                        waitFor(release);
+                    },
+                    i);
+        }
+
+        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(workers.threads()).isEqualTo(3);
+        assertThat(workers.queued()).isEqualTo(2);
+        release.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> workers.queued() == 0);
+    }
+
+    @Test
+    void oneTaskNeedsOneThread() {
+        workers = new ElasticWorkers(8, Threads.daemons("test-workers"));
+        List<String> ran = new CopyOnWriteArrayList<>();
+
+        workers.run(() -> ran.add("one"), 0);
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 1);
+        assertThat(workers.threads()).isEqualTo(1);
+    }
+
+    @AfterEach
+    void close() {
+        release.countDown();
+        workers.close();
+    }
+
+    private static void waitFor(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
