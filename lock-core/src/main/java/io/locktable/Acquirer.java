@@ -92,6 +92,11 @@ final class Acquirer {
         return busy(current, fresh.leaseNanos(), fresh.leaseNanos());
     }
 
+    /** Forgets the holder seen: the lock was released by this very table, so the next attempt writes at once. */
+    void forgetHolder(String name) {
+        watched.remove(name);
+    }
+
     /** A strongly consistent read, for {@link LockTable#read}. */
     @Nullable
     StoredLock read(String name, Duration timeout) {

@@ -12,6 +12,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
@@ -39,12 +41,15 @@ final class LeaseKeeper {
     private final LockClock clock;
     private final Workers workers;
     private final Listeners listeners;
+    private final Consumer<String> releasedHere;
     private final Set<Lease> held = ConcurrentHashMap.newKeySet();
     private final RenewalLateness lateness;
     private boolean closed; // guarded by this
     private volatile boolean multiRegionStrong;
 
-    LeaseKeeper(LockStore store, LockClock clock, Workers workers, Listeners listeners) {
+    /** @param releasedHere told the name of each lock this table released, for a waiter of the same table */
+    LeaseKeeper(LockStore store, LockClock clock, Workers workers, Listeners listeners, Consumer<String> releasedHere) {
+        this.releasedHere = releasedHere;
         this.store = store;
         this.clock = clock;
         this.workers = workers;
@@ -268,19 +273,22 @@ final class LeaseKeeper {
             expire(lease); // its time ran out before the timer noticed
             return;
         }
-        if (end(lease, reason, true)) {
-            sendRelease(lease, RequestTimeouts.release(lease.duration()));
+        if (end(lease, reason, true)
+                && sendRelease(lease, RequestTimeouts.release(lease.duration())) == LockStore.ReleaseAnswer.RELEASED) {
+            releasedHere.accept(lease.name());
         }
     }
 
-    private boolean sendRelease(Lease lease, Duration timeout) {
+    /** Sends a release; returns what it came to, or null if it did not reach DynamoDB (logged). */
+    private LockStore.@Nullable ReleaseAnswer sendRelease(Lease lease, Duration timeout) {
         try {
-            if (store.release(lease, timeout) == LockStore.ReleaseAnswer.RELEASED) {
+            LockStore.ReleaseAnswer answer = store.release(lease, timeout);
+            if (answer == LockStore.ReleaseAnswer.RELEASED) {
                 log.debug("Released lock '{}' (fencing token {})", lease.name(), lease.fencingToken());
             } else {
                 log.debug("Release of lock '{}' changed nothing: another acquisition has it", lease.name());
             }
-            return true;
+            return answer;
         } catch (RuntimeException e) {
             log.warn(
                     "Release of lock '{}' in table '{}' failed; it frees itself after its lease of {}: {}",
@@ -288,7 +296,7 @@ final class LeaseKeeper {
                     store.tableName(),
                     lease.duration(),
                     e.toString());
-            return false;
+            return null;
         }
     }
 
@@ -382,7 +390,7 @@ final class LeaseKeeper {
         for (Lease lease : toSend) {
             senders.execute(() -> {
                 long left = deadline - System.nanoTime();
-                if (left > 0 && sendRelease(lease, RequestTimeouts.closingRelease(lease.duration(), left))) {
+                if (left > 0 && sendRelease(lease, RequestTimeouts.closingRelease(lease.duration(), left)) != null) {
                     sent.incrementAndGet();
                 }
             });

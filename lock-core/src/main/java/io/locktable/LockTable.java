@@ -79,6 +79,7 @@ public final class LockTable implements AutoCloseable {
     private final Acquirer acquirer;
     private final TableVerifier verifier;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final LocalHandover handover = new LocalHandover();
 
     private LockTable(Builder builder) {
         this.tableName = builder.tableName;
@@ -106,7 +107,7 @@ public final class LockTable implements AutoCloseable {
                         Objects.requireNonNull(builder.client, "client"),
                         new LockRequests(tableName, partitionKey, sortKey, options),
                         listeners);
-        this.keeper = new LeaseKeeper(store, clock, workers, listeners);
+        this.keeper = new LeaseKeeper(store, clock, workers, listeners, handover::released);
         FenceHighWater fences = new FenceHighWater(tableName, listeners);
         this.acquirer = new Acquirer(store, clock, workers, listeners, fences, keeper, owner);
         this.verifier = new TableVerifier(
@@ -275,6 +276,7 @@ public final class LockTable implements AutoCloseable {
     private Lease acquireWithin(String name, Duration leaseDuration, long maxWaitNanos, Runnable answered)
             throws InterruptedException, TimeoutException {
         long start = clock.nanoTime();
+        LocalHandover.Waiter waiter = handover.enlist(name);
         try {
             while (true) {
                 if (Thread.interrupted()) {
@@ -303,12 +305,26 @@ public final class LockTable implements AutoCloseable {
                 if (waited >= maxWaitNanos) {
                     throw timedOut(name, maxWaitNanos, start, null);
                 }
-                long pause = pollPause((Acquirer.Busy) attempt);
-                clock.sleep(Math.min(pause, maxWaitNanos - waited));
+                long pause = Math.min(pollPause((Acquirer.Busy) attempt), maxWaitNanos - waited);
+                pause(name, waiter, pause);
             }
         } catch (RuntimeException e) {
             finished(name, AcquireOutcome.ERROR, start);
             throw e;
+        } finally {
+            handover.leave(waiter);
+        }
+    }
+
+    /**
+     * Waits until the next poll (step 4); with the system clock, a release of the lock by this very table ends the
+     * wait at once, and the next attempt writes without reading first.
+     */
+    private void pause(String name, LocalHandover.Waiter waiter, long nanos) throws InterruptedException {
+        if (ownedClock == null) {
+            clock.sleep(nanos); // a clock of the caller's own: its time is not real time
+        } else if (handover.await(waiter, nanos)) {
+            acquirer.forgetHolder(name);
         }
     }
 

@@ -2,12 +2,18 @@ package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -140,6 +146,59 @@ class TakeoverTest {
         assertThat(took).isLessThan(POLL.plus(MARGIN));
         assertThat(lease.fencingToken()).isEqualTo(2);
         assertThat(lease.tookOver()).isFalse();
+    }
+
+    /**
+     * Threads of one lock table waiting for a lock another of its threads holds: a release wakes the longest waiter
+     * at once, and it takes the lock with one write, not at its next poll (a third of the 30 s lease here).
+     */
+    @Test
+    void aLockReleasedByThisTableIsHandedToItsOwnWaiterAtOnceWithOneWrite() throws Exception {
+        Contenders.Contender table = contenders.add();
+        String name = Contenders.lockName();
+        Duration lease = Duration.ofSeconds(30);
+        Lease held = table.locks().tryAcquire(name, lease).orElseThrow();
+        ExecutorService waiters = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Lease>> waiting = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                waiting.add(waiters.submit(() -> table.locks().acquire(name, lease)));
+            }
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() ->
+                            table.requests().count("GetItem") + table.requests().count("UpdateItem")
+                                    >= 3); // both waiters saw it held (on engines without returned items, read it too)
+            Thread.sleep(200);
+            table.requests().clear();
+
+            held.release();
+            Lease first = waitForOne(waiting);
+
+            assertThat(first.fencingToken()).isEqualTo(held.fencingToken() + 1);
+            // the release, then the woken waiter's one write; the other still sleeps until its poll
+            assertThat(table.requests().operations()).containsExactly("UpdateItem", "UpdateItem");
+            first.release();
+            Lease second = waitForOne(waiting);
+            assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
+            second.release();
+        } finally {
+            waiters.shutdownNow();
+        }
+    }
+
+    /** Waits (well under the waiters' poll) for the next waiter to get the lock, and takes it off the list. */
+    private static Lease waitForOne(List<Future<Lease>> waiting) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            for (Future<Lease> future : waiting) {
+                if (future.isDone()) {
+                    waiting.remove(future);
+                    return future.get();
+                }
+            }
+            Thread.sleep(5);
+        }
+        throw new AssertionError("no waiter got the lock within 3 s of its release");
     }
 
     @Test
