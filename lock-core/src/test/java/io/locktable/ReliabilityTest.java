@@ -11,14 +11,16 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -419,10 +421,25 @@ class ReliabilityTest {
         assertThat(kill.waitFor()).isZero();
     }
 
+    /**
+     * A seeded soak: contenders (each a lock table with a client of its own, as separate processes have) over several
+     * locks, every fault of a real network drawn at random before each acquire, the invariants checked on the whole
+     * history. Fifteen seconds in the default run; for the report, half an hour:
+     *
+     * <pre>{@code
+     * ./mvnw -B -pl lock-test,lock-core verify -Dtest=ReliabilityTest#aSeededSoak* \
+     *     -Dsurefire.failIfNoSpecifiedTests=false -Dlocktable.soak.duration=PT30M [-Dlocktable.soak.seed=N]
+     * }</pre>
+     *
+     * The seed is printed; the same seed draws the same faults for each contender in the same order (threads still
+     * interleave as they will).
+     */
     @Test
-    void aShortSoakOfContendersOverSeveralLocksWithRandomFaultsKeepsEveryInvariant() throws Exception {
+    void aSeededSoakOfContendersOverSeveralLocksWithRandomFaultsKeepsEveryInvariant() throws Exception {
         Duration length = Duration.parse(System.getProperty("locktable.soak.duration", "PT15S"));
         int contenderCount = Integer.getInteger("locktable.soak.contenders", 20);
+        long seed = Long.getLong("locktable.soak.seed", System.nanoTime());
+        System.err.println("[soak] seed " + seed + " (replay with -Dlocktable.soak.seed=" + seed + ")");
         int lockCount = 10;
         History history = new History("soak");
         List<String> names = new ArrayList<>();
@@ -435,24 +452,20 @@ class ReliabilityTest {
         }
         long end = System.nanoTime() + length.toNanos();
         ExecutorService pool = Executors.newFixedThreadPool(contenderCount);
-        AtomicInteger faults = new AtomicInteger();
+        Map<SoakFault, AtomicInteger> drawn = new EnumMap<>(SoakFault.class);
+        for (SoakFault fault : SoakFault.values()) {
+            drawn.put(fault, new AtomicInteger());
+        }
         List<Future<?>> work = new ArrayList<>();
-        for (Contenders.Contender contender : all) {
+        for (int c = 0; c < contenderCount; c++) {
+            Contenders.Contender contender = all.get(c);
+            Random random = new Random(seed + c);
             work.add(pool.submit(() -> {
-                ThreadLocalRandom random = ThreadLocalRandom.current();
                 while (System.nanoTime() < end) {
                     String name = names.get(random.nextInt(lockCount));
-                    int fault = random.nextInt(10);
-                    if (fault == 0) {
-                        contender.faults().loseReply("UpdateItem", 1);
-                        faults.incrementAndGet();
-                    } else if (fault == 1) {
-                        contender.faults().delayReply("UpdateItem", Duration.ofMillis(random.nextInt(1500)), 1);
-                        faults.incrementAndGet();
-                    } else if (fault == 2) {
-                        contender.faults().failBeforeSend("GetItem", 2);
-                        faults.incrementAndGet();
-                    }
+                    SoakFault fault = SoakFault.draw(random);
+                    drawn.get(fault).incrementAndGet();
+                    fault.inject(contender.faults(), random);
                     try {
                         Optional<Lease> lease = contender.locks().tryAcquire(name, LEASE);
                         if (lease.isPresent()) {
@@ -470,7 +483,13 @@ class ReliabilityTest {
                                                 lease.get().owner()));
                                 Thread.sleep(random.nextInt(300));
                             }
+                            if (fault == SoakFault.INTERRUPTED_RELEASE) {
+                                Thread.currentThread().interrupt();
+                            }
                             lease.get().release();
+                            if (Thread.interrupted() && fault != SoakFault.INTERRUPTED_RELEASE) {
+                                return;
+                            }
                         } else {
                             Thread.sleep(50 + random.nextInt(200));
                         }
@@ -493,11 +512,50 @@ class ReliabilityTest {
 
         report(
                 "soak",
-                history.events("grant").size() + " grants, "
-                        + history.events("write").size() + " writes, "
-                        + faults.get() + " faults over " + lockCount + " locks by " + contenderCount + " contenders in "
-                        + length);
+                "seed " + seed + ": " + history.events("grant").size() + " grants, "
+                        + history.events("write").size() + " writes over " + lockCount + " locks by "
+                        + contenderCount + " contenders in " + length + "; faults drawn " + drawn);
         assertThat(history.events("grant")).hasSizeGreaterThan(lockCount);
         assertNoViolations(history);
+    }
+
+    /** The faults the soak draws from, one before each acquire. */
+    private enum SoakFault {
+        NONE,
+        WRITE_APPLIED_ANSWER_LOST,
+        REPLY_DELAYED,
+        REQUEST_DELAYED,
+        READS_FAIL,
+        THROTTLED,
+        ENGINE_500,
+        INTERRUPTED_RELEASE;
+
+        static SoakFault draw(Random random) {
+            // half the rounds without a fault, the other half spread over the faults
+            return random.nextBoolean() ? NONE : values()[1 + random.nextInt(values().length - 1)];
+        }
+
+        void inject(FaultInjector faults, Random random) {
+            switch (this) {
+                case WRITE_APPLIED_ANSWER_LOST ->
+                    faults.loseReply("UpdateItem", 1); // the next acquire, renewal or release
+                case REPLY_DELAYED -> faults.delayReply("UpdateItem", Duration.ofMillis(random.nextInt(1500)), 1);
+                case REQUEST_DELAYED -> faults.delayRequest("UpdateItem", Duration.ofMillis(random.nextInt(1500)), 1);
+                case READS_FAIL -> faults.failBeforeSend("GetItem", 2);
+                case THROTTLED ->
+                    faults.failWith(
+                            "UpdateItem",
+                            () -> FaultInjector.engineError(
+                                    DynamoDbException.builder(), 400, "ThrottlingException", "Rate exceeded"),
+                            2);
+                case ENGINE_500 ->
+                    faults.failWith(
+                            "UpdateItem",
+                            () -> FaultInjector.engineError(
+                                    DynamoDbException.builder(), 500, "InternalServerError", "injected"),
+                            2);
+                case NONE, INTERRUPTED_RELEASE -> {}
+            }
+        }
     }
 }
