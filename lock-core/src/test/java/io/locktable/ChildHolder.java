@@ -11,7 +11,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 /**
  * A holder in a JVM of its own, for the crash and pause cases: {@code ChildHolder <endpoint> <table> <pk> <sk> <lock>
  * <leaseMs> hold|lead}. It prints {@code ACQUIRED <fence>} once it holds the lock; in {@code lead} mode it writes to
- * the fenced resource every 100 ms, ignoring interruption and errors, and prints {@code WRITE <fence> applied|refused}.
+ * the fenced resource every 100 ms, ignoring interruption and errors, and prints {@code SEND <fence>} before each
+ * write and {@code WRITE <fence> applied|refused|error <exception>} after it.
  */
 final class ChildHolder {
 
@@ -39,6 +40,7 @@ final class ChildHolder {
             System.out.println("ACQUIRED " + term.fencingToken());
             while (true) {
                 try {
+                    System.out.println("SEND " + term.fencingToken());
                     boolean applied = resource.write(lock, term.fencingToken(), "child");
                     System.out.println("WRITE " + term.fencingToken() + " " + (applied ? "applied" : "refused"));
                 } catch (RuntimeException e) {

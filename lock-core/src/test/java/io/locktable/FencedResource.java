@@ -27,18 +27,29 @@ final class FencedResource {
         this.sortKey = sortKey;
     }
 
-    /** Writes with a token; true when applied, false when refused because a higher token was applied before. */
-    boolean write(String lock, long fence, String writer) {
-        Map<String, AttributeValue> key = sortKey == null
+    private Map<String, AttributeValue> key(String lock) {
+        return sortKey == null
                 ? Map.of(partitionKey, AttributeValue.fromS("RESOURCE#" + lock))
                 : Map.of(
                         partitionKey,
                         AttributeValue.fromS("RESOURCE#" + lock),
                         sortKey,
                         AttributeValue.fromS("RESOURCE"));
+    }
+
+    /** The writer of the last write applied, read consistently. */
+    String lastWriter(String lock) {
+        return client.getItem(r -> r.tableName(table).key(key(lock)).consistentRead(true))
+                .item()
+                .get("lastWriter")
+                .s();
+    }
+
+    /** Writes with a token; true when applied, false when refused because a higher token was applied before. */
+    boolean write(String lock, long fence, String writer) {
         try {
             client.updateItem(r -> r.tableName(table)
-                    .key(key)
+                    .key(key(lock))
                     .updateExpression("SET lastFence = :fence, lastWriter = :writer ADD writes :one")
                     .conditionExpression("attribute_not_exists(lastFence) OR lastFence <= :fence")
                     .expressionAttributeValues(Map.of(

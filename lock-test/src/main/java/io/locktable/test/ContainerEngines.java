@@ -7,7 +7,6 @@ import java.util.Set;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.utility.DockerImageName;
-import software.amazon.awssdk.regions.Region;
 
 /**
  * The {@code container} engine: a DynamoDB-compatible image started with Testcontainers, for machines with Docker.
@@ -35,13 +34,7 @@ final class ContainerEngines {
         container.start();
         Runtime.getRuntime().addShutdownHook(new Thread(container::stop, "locktable-container-stop"));
         URI endpoint = URI.create("http://" + container.getHost() + ":" + container.getMappedPort(port));
-        return new HttpEngine(
-                "container (" + image.trim().toLowerCase(Locale.ROOT) + ")",
-                endpoint,
-                Region.US_EAST_1,
-                DynamoDbEngines.LOCAL_CREDENTIALS,
-                capabilities,
-                "");
+        return HttpEngine.local("container (" + image.trim().toLowerCase(Locale.ROOT) + ")", endpoint, capabilities);
     }
 
     static boolean dockerAvailable() {

@@ -1,11 +1,7 @@
 package io.locktable.test;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
@@ -13,13 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * A local dynalite (the open-source DynamoDB implementation on Node.js) for tests and demos: installed on first use
@@ -34,21 +26,19 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * URI endpoint = DynaliteServer.shared().endpoint();
  * }</pre>
  */
-public final class DynaliteServer implements AutoCloseable {
+public final class DynaliteServer extends LocalServer {
 
     static final String VERSION = "4.0.0";
     private static final String RESOURCES = "/io/locktable/test/dynalite/";
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
     private static DynaliteServer shared;
 
-    private final Process process;
-    private final URI endpoint;
-    private final Path log;
-
-    private DynaliteServer(Process process, URI endpoint, Path log) {
-        this.process = process;
-        this.endpoint = endpoint;
-        this.log = log;
+    private DynaliteServer(Path server, Path cache, int port) {
+        super(
+                "dynalite",
+                chosen -> List.of("node", server.toString(), Integer.toString(chosen), "127.0.0.1"),
+                port,
+                chosen -> cache.resolve("dynalite-" + chosen + ".log"),
+                "dynalite needs Node.js 20 or newer on the PATH");
     }
 
     /**
@@ -59,10 +49,9 @@ public final class DynaliteServer implements AutoCloseable {
      *     answer; the message says what to install or check
      */
     public static synchronized DynaliteServer shared() {
-        if (shared == null || !shared.process.isAlive()) {
+        if (shared == null || !shared.isAlive()) {
             shared = start(0);
-            DynaliteServer server = shared;
-            Runtime.getRuntime().addShutdownHook(new Thread(server::close, "dynalite-stop"));
+            shared.stopAtExit();
         }
         return shared;
     }
@@ -76,103 +65,11 @@ public final class DynaliteServer implements AutoCloseable {
      */
     public static DynaliteServer start(int port) {
         Path cache = cacheDirectory();
-        Path server = install(cache);
-        int chosen = port == 0 ? freePort() : port;
-        Path log = cache.resolve("dynalite-" + chosen + ".log");
-        List<String> command = List.of("node", server.toString(), Integer.toString(chosen), "127.0.0.1");
-        Process process;
-        try {
-            process = new ProcessBuilder(command)
-                    .redirectErrorStream(true)
-                    .redirectOutput(log.toFile())
-                    .start();
-        } catch (IOException e) {
-            throw new IllegalStateException(
-                    "Could not start dynalite with " + String.join(" ", command)
-                            + ": install Node.js 20 or newer and put node on the PATH",
-                    e);
-        }
-        DynaliteServer started = new DynaliteServer(process, URI.create("http://127.0.0.1:" + chosen), log);
-        started.awaitAnswer(command);
-        return started;
-    }
-
-    /**
-     * Where the server answers.
-     *
-     * @return its endpoint, {@code http://127.0.0.1:<port>}
-     */
-    public URI endpoint() {
-        return endpoint;
-    }
-
-    /**
-     * The process id of the server, so scripts can stop it.
-     *
-     * @return the pid
-     */
-    public long pid() {
-        return process.pid();
-    }
-
-    /** Stops the server and whatever it started. */
-    @Override
-    public void close() {
-        process.descendants().forEach(ProcessHandle::destroy);
-        process.destroy();
-        try {
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void awaitAnswer(List<String> command) {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        RuntimeException last = null;
-        try (DynamoDbClient client = DynamoDbClient.builder()
-                .endpointOverride(endpoint)
-                .region(Region.US_EAST_1)
-                .credentialsProvider(DynamoDbEngines.LOCAL_CREDENTIALS)
-                .httpClientBuilder(UrlConnectionHttpClient.builder())
-                .build()) {
-            while (System.nanoTime() < deadline) {
-                if (!process.isAlive()) {
-                    break;
-                }
-                try {
-                    client.listTables();
-                    return;
-                } catch (RuntimeException e) {
-                    last = e;
-                    sleep(100);
-                }
-            }
-        }
-        close();
-        throw new IllegalStateException(
-                "dynalite did not answer at " + endpoint + " within " + START_TIMEOUT
-                        + " (command: " + String.join(" ", command) + "; last error: " + last + "). Its log " + log
-                        + " ends with:\n" + tail(log),
-                last);
+        return new DynaliteServer(install(cache), cache, port);
     }
 
     static Path cacheDirectory() {
-        String configured = System.getProperty("locktable.dynalite.cache", System.getenv("LOCKTABLE_DYNALITE_CACHE"));
-        Path dir = configured != null && !configured.isBlank()
-                ? Path.of(configured)
-                : Path.of(System.getProperty("user.home"), ".cache", "locktable", "dynalite-" + VERSION);
-        try {
-            return Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new IllegalStateException(
-                    "Cannot create the dynalite cache folder " + dir
-                            + ": set locktable.dynalite.cache or LOCKTABLE_DYNALITE_CACHE to a writable folder",
-                    e);
-        }
+        return cacheDirectory("locktable.dynalite.cache", "LOCKTABLE_DYNALITE_CACHE", "dynalite-" + VERSION);
     }
 
     /**
@@ -186,30 +83,22 @@ public final class DynaliteServer implements AutoCloseable {
         try (FileChannel channel = FileChannel.open(
                         cache.resolve(".install.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                 FileLock ignored = channel.lock()) {
-            byte[] lockFile = resource("package-lock.json");
+            byte[] lockFile = resource(RESOURCES + "package-lock.json");
             Path installedLock = cache.resolve("node_modules/.locktable-package-lock.json");
             if (Files.exists(cli)
                     && Files.exists(installedLock)
                     && Arrays.equals(Files.readAllBytes(installedLock), lockFile)) {
-                writeIfChanged(launcher, resource("server.js"));
+                writeIfChanged(launcher, resource(RESOURCES + "server.js"));
                 return launcher;
             }
-            Files.write(cache.resolve("package.json"), resource("package.json"));
+            Files.write(cache.resolve("package.json"), resource(RESOURCES + "package.json"));
             Files.write(cache.resolve("package-lock.json"), lockFile);
             runNpmCi(cache);
             Files.copy(cache.resolve("package-lock.json"), installedLock, StandardCopyOption.REPLACE_EXISTING);
-            writeIfChanged(launcher, resource("server.js"));
+            writeIfChanged(launcher, resource(RESOURCES + "server.js"));
             return launcher;
         } catch (IOException e) {
             throw new UncheckedIOException("Could not install dynalite into " + cache, e);
-        }
-    }
-
-    private static void writeIfChanged(Path file, byte[] content) throws IOException {
-        if (!Files.exists(file) || !Arrays.equals(Files.readAllBytes(file), content)) {
-            Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.write(temporary, content);
-            Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         }
     }
 
@@ -267,41 +156,6 @@ public final class DynaliteServer implements AutoCloseable {
             return Integer.parseInt(dot < 0 ? digits : digits.substring(0, dot));
         } catch (NumberFormatException e) {
             return -1;
-        }
-    }
-
-    private static byte[] resource(String name) throws IOException {
-        try (InputStream in = DynaliteServer.class.getResourceAsStream(RESOURCES + name)) {
-            if (in == null) {
-                throw new IOException("resource " + RESOURCES + name + " is missing from lock-test");
-            }
-            return in.readAllBytes();
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free loopback port for dynalite", e);
-        }
-    }
-
-    private static String tail(Path file) {
-        try {
-            List<String> lines = Files.readAllLines(file);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-        } catch (IOException e) {
-            return "(no output: " + e.getMessage() + ")";
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for dynalite", e);
         }
     }
 }

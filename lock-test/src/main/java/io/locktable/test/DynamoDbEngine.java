@@ -7,13 +7,13 @@ import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
-/** A DynamoDB-compatible engine reached over HTTP: dynalite, a container, or an endpoint such as real AWS. */
+/** A DynamoDB-compatible engine reached over HTTP: dynalite, moto, a container, or an endpoint such as real AWS. */
 public interface DynamoDbEngine {
 
     /**
      * The engine's name, as selected with {@code locktable.test.engine}.
      *
-     * @return {@code dynalite}, {@code container} or {@code endpoint}
+     * @return {@code dynalite}, {@code moto}, {@code container} or {@code endpoint}
      */
     String name();
 

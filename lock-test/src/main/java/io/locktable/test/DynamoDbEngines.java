@@ -22,6 +22,8 @@ import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
  *
  * <ul>
  *   <li>{@code dynalite} (default, also when empty): a local dynalite, see {@link DynaliteServer};
+ *   <li>{@code moto}: a local moto server, one request at a time, see {@link MotoServer}; where Python or moto is
+ *       missing every test fails saying what to install;
  *   <li>{@code endpoint}: the URL of {@code locktable.test.endpoint} / {@code LOCKTABLE_TEST_ENDPOINT}, such as
  *       real DynamoDB, in the region of {@code locktable.test.region} / {@code AWS_REGION} or else the SDK's
  *       default region chain, with dummy credentials on loopback and the default credentials chain elsewhere;
@@ -74,18 +76,18 @@ public final class DynamoDbEngines {
     static DynamoDbEngine select(String selection) {
         String engine = selection == null || selection.isBlank() ? "dynalite" : selection.trim();
         return switch (engine.toLowerCase(Locale.ROOT)) {
-            case "dynalite" -> dynalite();
+            case "dynalite" -> local("dynalite", DynaliteServer.shared());
+            case "moto" -> local("moto", MotoServer.shared());
             case "endpoint" -> endpoint();
             case "container" -> container();
             default ->
                 throw new IllegalStateException("Unknown DynamoDB test engine '" + engine
-                        + "' in locktable.test.engine: use dynalite, endpoint or container");
+                        + "' in locktable.test.engine: use dynalite, moto, endpoint or container");
         };
     }
 
-    private static DynamoDbEngine dynalite() {
-        URI endpoint = DynaliteServer.shared().endpoint();
-        return new HttpEngine("dynalite", endpoint, Region.US_EAST_1, LOCAL_CREDENTIALS, declaredCapabilities(), "");
+    private static DynamoDbEngine local(String name, LocalServer server) {
+        return HttpEngine.local(name, server.endpoint(), declaredCapabilities());
     }
 
     private static DynamoDbEngine container() {
@@ -207,7 +209,7 @@ public final class DynamoDbEngines {
         }
     }
 
-    private static String setting(String property, String environment) {
+    static String setting(String property, String environment) {
         String value = System.getProperty(property);
         return value != null && !value.isBlank() ? value : System.getenv(environment);
     }

@@ -61,6 +61,13 @@ final class HttpEngine implements DynamoDbEngine {
         this.client = clientBuilder().build();
     }
 
+    /**
+     * An engine on this machine's loopback interface: region us-east-1, dummy credentials, tables without a prefix.
+     */
+    static HttpEngine local(String name, URI endpoint, Optional<Set<EngineCapability>> declared) {
+        return new HttpEngine(name, endpoint, Region.US_EAST_1, DynamoDbEngines.LOCAL_CREDENTIALS, declared, "");
+    }
+
     @Override
     public String name() {
         return name;

@@ -103,7 +103,7 @@ class DynamoDbEngineExtensionTest {
         assertThatThrownBy(() -> DynamoDbEngines.select("oracle"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("oracle")
-                .hasMessageContaining("dynalite");
+                .hasMessageContaining("dynalite, moto, endpoint or container");
         assertThatThrownBy(() -> ContainerEngines.start("", 8000, Optional.empty()))
                 .hasMessageContaining("locktable.test.image");
     }

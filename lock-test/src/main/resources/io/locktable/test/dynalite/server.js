@@ -1,4 +1,6 @@
 // Starts dynalite in memory for LockTable tests: node server.js <port> <host>
+// It stops when its standard input ends: the JVM that started it holds that pipe open, so dynalite dies with the
+// JVM even when the JVM is killed.
 // dynalite throws from a request's 'error' handler when a client drops a connection mid-request
 // (a killed process, a client-side timeout), which would end the whole server: log such errors instead.
 'use strict'
@@ -20,3 +22,6 @@ dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }).listen(port, 
   if (err) throw err
   console.log('Dynalite listening at: http://' + host + ':' + port)
 })
+
+process.stdin.on('end', () => process.exit(0))
+process.stdin.resume()
