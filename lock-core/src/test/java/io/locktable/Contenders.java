@@ -1,6 +1,7 @@
 package io.locktable;
 
 import io.locktable.test.DynamoDbEngine;
+import io.locktable.test.FaultInjector;
 import io.locktable.test.TestTable;
 import java.net.URI;
 import java.util.ArrayList;

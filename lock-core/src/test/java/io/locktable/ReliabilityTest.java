@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.FaultInjector;
 import io.locktable.test.TestTable;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

@@ -8,6 +8,7 @@ import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.EngineAssumptions;
 import io.locktable.test.EngineCapability;
+import io.locktable.test.FaultInjector;
 import io.locktable.test.TestTable;
 import java.time.Duration;
 import java.time.Instant;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.FaultInjector;
 import io.locktable.test.TestTable;
 import java.time.Duration;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package io.locktable;
+package io.locktable.test;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -20,12 +20,29 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 
 /**
- * Faults for one client: fail a request before it reaches the engine, delay it, or let the engine apply it and
- * then lose or delay its reply (an ambiguous write).
+ * The faults of a real network for one DynamoDB client, as an SDK {@link ExecutionInterceptor}: fail a request
+ * before it reaches the engine, delay it, let the engine apply it and then lose or hold back its answer (the
+ * ambiguous write that makes the SDK retry a write that was applied), answer with an engine error such as throttling
+ * or a 500, rewrite an answer as another engine would give it, or run an action while a request is on its way. Tests
+ * read as scripts of what the network did; LockTable's own suite uses it, and an application's tests can put it on
+ * the client their locks use to see what their code does under the same faults.
+ *
+ * <pre>{@code
+ * FaultInjector faults = new FaultInjector();
+ * DynamoDbClient client = engine.clientBuilder()
+ *         .overrideConfiguration(o -> o.addExecutionInterceptor(faults))
+ *         .build();
+ * faults.loseReply("UpdateItem", 1);          // the next write applies, and its answer is lost
+ * faults.throttle("UpdateItem", 3);           // the three after that are throttled
+ * }</pre>
+ *
+ * <p>Rules apply to SDK <em>attempts</em>, in the order they were added, each for the number of times given; an
+ * operation is named as the SDK names it ({@code "UpdateItem"}, {@code "GetItem"}, {@code "TransactWriteItems"}).
+ * Thread-safe.
  */
-final class FaultInjector implements ExecutionInterceptor {
+public final class FaultInjector implements ExecutionInterceptor {
 
-    enum When {
+    private enum When {
         BEFORE_SEND,
         AFTER_APPLIED
     }
@@ -57,7 +74,8 @@ final class FaultInjector implements ExecutionInterceptor {
      * An error as the engine would answer it, for {@link #failWith}: the given builder (of the exception's own
      * type, with its own fields set) gets the HTTP status, the message and the error code of the exception's name.
      */
-    static DynamoDbException engineError(DynamoDbException.Builder builder, int status, String code, String message) {
+    public static DynamoDbException engineError(
+            DynamoDbException.Builder builder, int status, String code, String message) {
         builder.message(message)
                 .statusCode(status)
                 .awsErrorDetails(AwsErrorDetails.builder()
@@ -68,46 +86,76 @@ final class FaultInjector implements ExecutionInterceptor {
     }
 
     /** Fails the next {@code times} attempts of an operation before they reach the engine. */
-    FaultInjector failBeforeSend(String operation, int times) {
+    public FaultInjector failBeforeSend(String operation, int times) {
         rules.add(new Rule(
                 operation, When.BEFORE_SEND, r -> true, Duration.ZERO, CONNECTION_RESET, new AtomicInteger(times)));
         return this;
     }
 
     /** Fails the next {@code times} attempts of an operation that match, before they reach the engine. */
-    FaultInjector failBeforeSendIf(String operation, Predicate<SdkRequest> matches, int times) {
+    public FaultInjector failBeforeSendIf(String operation, Predicate<SdkRequest> matches, int times) {
         rules.add(new Rule(
                 operation, When.BEFORE_SEND, matches, Duration.ZERO, CONNECTION_RESET, new AtomicInteger(times)));
         return this;
     }
 
     /** Lets the engine apply the next {@code times} attempts of an operation, then loses their replies. */
-    FaultInjector loseReply(String operation, int times) {
+    public FaultInjector loseReply(String operation, int times) {
         rules.add(new Rule(
                 operation, When.AFTER_APPLIED, r -> true, Duration.ZERO, CONNECTION_RESET, new AtomicInteger(times)));
         return this;
     }
 
     /** Holds back the reply of the next {@code times} attempts of an operation, after the engine applied them. */
-    FaultInjector delayReply(String operation, Duration delay, int times) {
+    public FaultInjector delayReply(String operation, Duration delay, int times) {
         rules.add(new Rule(operation, When.AFTER_APPLIED, r -> true, delay, null, new AtomicInteger(times)));
         return this;
     }
 
     /** Delays the next {@code times} attempts of an operation before they are sent. */
-    FaultInjector delayRequest(String operation, Duration delay, int times) {
+    public FaultInjector delayRequest(String operation, Duration delay, int times) {
         rules.add(new Rule(operation, When.BEFORE_SEND, r -> true, delay, null, new AtomicInteger(times)));
         return this;
     }
 
     /** Answers the next {@code times} attempts of an operation with an error, in place of the engine. */
-    FaultInjector failWith(String operation, Supplier<RuntimeException> error, int times) {
+    public FaultInjector failWith(String operation, Supplier<RuntimeException> error, int times) {
         rules.add(new Rule(operation, When.BEFORE_SEND, r -> true, Duration.ZERO, error, new AtomicInteger(times)));
         return this;
     }
 
+    /**
+     * Throttles the next {@code times} attempts of an operation, as DynamoDB answers when a partition or the
+     * account is over its capacity (HTTP 400, {@code ThrottlingException}).
+     *
+     * @param operation the SDK's name of the operation
+     * @param times how many attempts
+     * @return this
+     */
+    public FaultInjector throttle(String operation, int times) {
+        return failWith(
+                operation,
+                () -> engineError(DynamoDbException.builder(), 400, "ThrottlingException", "Rate of requests exceeds"),
+                times);
+    }
+
+    /**
+     * Answers the next {@code times} attempts of an operation with HTTP 500, as an engine that failed after it
+     * received the request (the write may or may not have been applied).
+     *
+     * @param operation the SDK's name of the operation
+     * @param times how many attempts
+     * @return this
+     */
+    public FaultInjector internalError(String operation, int times) {
+        return failWith(
+                operation,
+                () -> engineError(DynamoDbException.builder(), 500, "InternalServerError", "injected fault"),
+                times);
+    }
+
     /** Fails every attempt of an operation before it is sent, until {@link #clear()}. */
-    FaultInjector blackhole(String operation) {
+    public FaultInjector blackhole(String operation) {
         return failBeforeSend(operation, Integer.MAX_VALUE);
     }
 
@@ -115,7 +163,7 @@ final class FaultInjector implements ExecutionInterceptor {
      * Runs an action on the request's thread just before the next {@code times} attempts of an operation are sent,
      * as if what the action does happened while the request was on its way.
      */
-    FaultInjector beforeSend(String operation, Runnable action, int times) {
+    public FaultInjector beforeSend(String operation, Runnable action, int times) {
         AtomicInteger left = new AtomicInteger(times);
         actions.add(new Action(operation, action, left));
         return this;
@@ -125,24 +173,30 @@ final class FaultInjector implements ExecutionInterceptor {
      * Takes the item out of every {@code ConditionalCheckFailedException}, as engines that do not honour {@code
      * ReturnValuesOnConditionCheckFailure} answer, so a test runs the read that follows on every engine.
      */
-    FaultInjector withoutItemOnConditionFailure() {
+    public FaultInjector withoutItemOnConditionFailure() {
         stripConditionFailureItem = true;
         return this;
     }
 
     /** Rewrites every answer of an operation before the caller sees it, as another engine would answer. */
-    FaultInjector rewriteResponse(String operation, UnaryOperator<SdkResponse> rewrite) {
+    public FaultInjector rewriteResponse(String operation, UnaryOperator<SdkResponse> rewrite) {
         rewrites.add(new Rewrite(operation, rewrite));
         return this;
     }
 
-    void clear() {
+    /** Removes every rule, action and rewrite: the network behaves again. */
+    public void clear() {
         rules.clear();
         actions.clear();
         rewrites.clear();
     }
 
-    int injected() {
+    /**
+     * How many faults were injected so far.
+     *
+     * @return the count
+     */
+    public int injected() {
         return injected.get();
     }
 
