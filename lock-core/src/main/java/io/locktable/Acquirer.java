@@ -109,7 +109,7 @@ final class Acquirer {
     }
 
     private Attempt write(String name, Duration lease, @Nullable String seenRvn, long waitLeftNanos) {
-        String rvn = RecordVersions.next();
+        String rvn = RandomIds.next();
         Instant wall = clock.instant();
         long sent = clock.nanoTime();
         LockStore.AcquireAnswer answer;

@@ -140,7 +140,7 @@ final class LeaseKeeper {
             settle(lease, left);
             return;
         }
-        String version = RecordVersions.next();
+        String version = RandomIds.next();
         Instant wall = clock.instant();
         List<String> candidates = lease.startRenewal(version, sent);
         try {

@@ -7,7 +7,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -71,7 +70,7 @@ public final class LockTable implements AutoCloseable {
     private final String partitionKey;
     private final @Nullable String sortKey;
     private final LockTableOptions options;
-    private final String owner = UUID.randomUUID().toString();
+    private final String owner = RandomIds.next();
     private final LockClock clock;
     private final @Nullable AutoCloseable ownedClock;
     private final Listeners listeners;
