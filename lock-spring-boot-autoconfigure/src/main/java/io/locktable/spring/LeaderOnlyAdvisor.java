@@ -150,8 +150,10 @@ public final class LeaderOnlyAdvisor extends AbstractPointcutAdvisor
         if (found == null) {
             if (!byName.isEmpty()) {
                 log.warn(
-                        "No LeaderRunner (locktable.leader.enabled=false?): this instance never leads, and every call"
-                                + " of the @LeaderOnly methods of {} is skipped",
+                        "No LeaderRunner: this instance never leads, and every call of the @LeaderOnly methods of {}"
+                                + " is skipped. Either locktable.leader.enabled=false, or the context has no single"
+                                + " LockTable (several DynamoDbClient beans, none of them @Primary or marked"
+                                + " @LockTableDynamoDbClient, or several LockTable beans, none of them @Primary)",
                         byName.keySet());
             }
             return;

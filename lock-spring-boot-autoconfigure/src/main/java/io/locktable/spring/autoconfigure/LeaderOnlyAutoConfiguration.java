@@ -7,9 +7,9 @@ import io.locktable.spring.LeaderRunner;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
@@ -29,7 +29,7 @@ public final class LeaderOnlyAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    @ConditionalOnBean(LockTable.class)
+    @ConditionalOnSingleCandidate(LockTable.class)
     @ConditionalOnBooleanProperty(name = "locktable.leader.enabled", matchIfMissing = true)
     LeaderRunner leaderRunner(LockTable lockTable) {
         return new LeaderRunner(lockTable);

@@ -7,9 +7,9 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -26,7 +26,7 @@ public final class LockTableActuatorAutoConfiguration {
     @Bean
     @ConditionalOnAvailableEndpoint
     @ConditionalOnMissingBean
-    @ConditionalOnBean(LockTable.class)
+    @ConditionalOnSingleCandidate(LockTable.class)
     LocksEndpoint locksEndpoint(LockTable lockTable, ObjectProvider<LeaderRunner> leaderRunner) {
         return new LocksEndpoint(lockTable, leaderRunner.getIfUnique());
     }

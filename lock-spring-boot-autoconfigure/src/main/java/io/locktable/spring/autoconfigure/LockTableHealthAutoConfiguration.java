@@ -5,9 +5,9 @@ import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.actuate.LockTableHealthIndicator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -20,7 +20,7 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class})
 @ConditionalOnClass({HealthIndicator.class, LockTable.class})
-@ConditionalOnBean(LockTable.class)
+@ConditionalOnSingleCandidate(LockTable.class)
 public final class LockTableHealthAutoConfiguration {
 
     LockTableHealthAutoConfiguration() {}

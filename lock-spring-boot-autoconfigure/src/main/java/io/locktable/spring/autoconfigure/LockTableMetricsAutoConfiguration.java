@@ -9,6 +9,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -23,7 +24,8 @@ import org.springframework.context.annotation.Bean;
             "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
         })
 @ConditionalOnClass({MeterRegistry.class, LockTable.class})
-@ConditionalOnBean({LockTable.class, MeterRegistry.class})
+@ConditionalOnSingleCandidate(LockTable.class)
+@ConditionalOnBean(MeterRegistry.class)
 public final class LockTableMetricsAutoConfiguration {
 
     LockTableMetricsAutoConfiguration() {}

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkClientException;
@@ -33,7 +34,11 @@ final class LockTables {
     private LockTables() {}
 
     static LockTable create(
-            DynamoDbClient client, LockTableProperties properties, String defaultHolder, LockTableListener listener) {
+            DynamoDbClient client,
+            LockTableProperties properties,
+            String defaultHolder,
+            LockTableListener listener,
+            Consumer<LockTable.Builder> customizer) {
         refuseDax(client);
         String table = tableName(properties);
         String partitionKey = partitionKey(properties);
@@ -51,7 +56,9 @@ final class LockTables {
                     "Fix locktable.table-name, locktable.partition-key and locktable.sort-key.",
                     e);
         }
-        LockTable locks = builder.listener(listener).build();
+        builder.listener(listener);
+        customizer.accept(builder);
+        LockTable locks = builder.build();
         try {
             prepare(client, locks, properties);
         } catch (RuntimeException e) {
