@@ -6,11 +6,12 @@ import io.locktable.LockTableOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.util.ClassUtils;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbServiceClientConfiguration;
@@ -30,6 +31,8 @@ final class LockTables {
     private static final Set<String> LOCK_ATTRIBUTES = Set.of("_type", "owner", "rvn", "fence", "leaseMs", "holder");
     private static final int MAX_NAME_LENGTH = 255;
     private static final int MAX_HOLDER_LENGTH = 256;
+    private static final String DAX_CLIENT = "software.amazon.dax.ClusterDaxClient";
+    private static final String DAX_PACKAGE = "software.amazon.dax.";
 
     private LockTables() {}
 
@@ -83,15 +86,33 @@ final class LockTables {
     }
 
     static void refuseDax(DynamoDbClient client) {
-        String type = client.getClass().getName();
-        if (type.toLowerCase(Locale.ROOT).contains("dax")) {
+        if (isDax(client)) {
             throw new LockTableConfigurationException(
-                    "The DynamoDbClient of the context is a DAX client (" + type + "). DAX serves reads from a cache"
-                            + " that is not strongly consistent, and the lock protocol depends on strongly consistent"
-                            + " reads: two instances could hold one lock.",
-                    "Define a plain DynamoDbClient bean for the locks (DynamoDbClient.create()), or a LockTable bean"
-                            + " of your own built on one.");
+                    "The DynamoDbClient for the locks is a DAX client ("
+                            + AopUtils.getTargetClass(client).getName()
+                            + "). DAX serves reads from a cache that is not strongly consistent, and the lock protocol"
+                            + " depends on strongly consistent reads: two instances could hold one lock.",
+                    "Define a plain DynamoDbClient bean (DynamoDbClient.create()) and mark it with"
+                            + " @LockTableDynamoDbClient: the locks use it, and with @Bean(defaultCandidate = false)"
+                            + " the rest of the application keeps getting the DAX client. Or define a LockTable bean"
+                            + " of your own built on a plain client.");
         }
+    }
+
+    /**
+     * Tells a DAX client by its type: an instance of the DAX SDK's {@value #DAX_CLIENT} (looked up only when that
+     * class is on the class path), or of any class of the DAX SDK's package. A Spring AOP proxy is looked through.
+     */
+    static boolean isDax(DynamoDbClient client) {
+        Class<?> type = AopUtils.getTargetClass(client);
+        if (type.getName().startsWith(DAX_PACKAGE)) {
+            return true;
+        }
+        ClassLoader loader = type.getClassLoader();
+        if (!ClassUtils.isPresent(DAX_CLIENT, loader)) {
+            return false;
+        }
+        return ClassUtils.resolveClassName(DAX_CLIENT, loader).isAssignableFrom(type);
     }
 
     private static String tableName(LockTableProperties properties) {
