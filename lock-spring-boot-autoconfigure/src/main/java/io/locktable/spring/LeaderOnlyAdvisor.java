@@ -10,6 +10,9 @@ import org.aopalliance.aop.Advice;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.Pointcut;
+import org.springframework.aop.framework.autoproxy.AutoProxyUtils;
+import org.springframework.aop.scope.ScopedObject;
+import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.BeanFactory;
@@ -26,7 +29,8 @@ import org.springframework.util.ClassUtils;
 /**
  * The Spring AOP advisor behind {@link LeaderOnly}: it matches methods annotated with it, and its interceptor runs
  * a call only while this instance leads the method's name (see {@link LeaderOnly} for the semantics). It needs no
- * AspectJ weaver: the auto-configuration registers it with an auto-proxy creator that uses class-based proxies.
+ * AspectJ weaver: it applies through the context's auto-proxy creator, with interface-based or class-based proxies
+ * as {@code spring.aop.proxy-target-class} says.
  *
  * <p>At startup, once every singleton exists, it reads the {@code @LeaderOnly} methods of every bean of the
  * context, checks their declarations (a primitive return type, a name that does not resolve, a lease out of range,
@@ -122,14 +126,9 @@ public final class LeaderOnlyAdvisor extends AbstractPointcutAdvisor
         defaultLeaseDuration.get(); // checks the property even when no method uses it
         Map<String, LeaderOnlyMethods.Target> byName = new TreeMap<>();
         for (String beanName : factory.getBeanDefinitionNames()) {
-            Class<?> type;
-            try {
-                type = factory.getType(beanName, false);
-            } catch (RuntimeException e) {
-                continue; // a type that cannot be told without creating the bean: met at its first call
-            }
+            Class<?> type = targetClass(factory, beanName);
             if (type == null) {
-                continue;
+                continue; // a type that cannot be told: met at its first call
             }
             Class<?> userClass = ClassUtils.getUserClass(type);
             Map<Method, LeaderOnly> annotated = MethodIntrospector.selectMethods(
@@ -159,6 +158,27 @@ public final class LeaderOnlyAdvisor extends AbstractPointcutAdvisor
             return;
         }
         byName.values().forEach(target -> found.register(target.name(), target.leaseDuration()));
+    }
+
+    /**
+     * The class of a bean behind its proxy, whether interface-based or class-based (as Spring's own
+     * {@code @EventListener} scan finds it); null when it cannot be told.
+     */
+    private static Class<?> targetClass(ConfigurableListableBeanFactory factory, String beanName) {
+        if (ScopedProxyUtils.isScopedTarget(beanName)) {
+            return null; // scanned through its scoped proxy's bean
+        }
+        try {
+            Class<?> type = AutoProxyUtils.determineTargetClass(factory, beanName);
+            if (type != null && ScopedObject.class.isAssignableFrom(type)) {
+                Class<?> scoped =
+                        AutoProxyUtils.determineTargetClass(factory, ScopedProxyUtils.getTargetBeanName(beanName));
+                type = scoped != null ? scoped : type;
+            }
+            return type;
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     private LeaderRunner runner() {

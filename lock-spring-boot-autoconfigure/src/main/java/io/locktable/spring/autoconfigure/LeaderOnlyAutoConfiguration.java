@@ -7,6 +7,7 @@ import io.locktable.spring.LeaderRunner;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
@@ -17,12 +18,14 @@ import org.springframework.context.annotation.Role;
 
 /**
  * {@link LeaderOnly}: the {@link LeaderRunner} that keeps one leadership per name (unless {@code
- * locktable.leader.enabled=false}) and the {@link LeaderOnlyAdvisor} that admits or skips calls, applied with
- * class-based proxies. Each backs off when the context has a bean of its type.
+ * locktable.leader.enabled=false}) and the {@link LeaderOnlyAdvisor} that admits or skips calls. The advisor applies
+ * through the context's auto-proxy creator (Spring Boot's AOP auto-configuration, or Spring's infrastructure one when
+ * there is none), whose {@code spring.aop.proxy-target-class} decides between interface-based and class-based
+ * proxies. Each backs off when the context has a bean of its type.
  */
-@AutoConfiguration(after = LockTableAutoConfiguration.class)
+@AutoConfiguration(after = {LockTableAutoConfiguration.class, AopAutoConfiguration.class})
 @EnableConfigurationProperties(LockTableProperties.class)
-@Import(ClassProxyingRegistrar.class)
+@Import(AutoProxyCreatorRegistrar.class)
 public final class LeaderOnlyAutoConfiguration {
 
     LeaderOnlyAutoConfiguration() {}

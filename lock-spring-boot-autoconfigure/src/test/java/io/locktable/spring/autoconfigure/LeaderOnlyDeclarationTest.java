@@ -44,16 +44,6 @@ class LeaderOnlyDeclarationTest {
     }
 
     @Test
-    void aClassBasedProxyCoversBeansWithInterfaces() {
-        runner.withPropertyValues("spring.application.name=orders")
-                .withBean(WithInterface.class)
-                .run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(WithInterface.class).work()).isNull(); // not leading yet: skipped
-                });
-    }
-
-    @Test
     void aPrimitiveReturnTypeFailsStartup() {
         runner.withBean(Primitive.class).run(context -> {
             FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
@@ -133,19 +123,6 @@ class LeaderOnlyDeclarationTest {
 
         @LeaderOnly(name = "weekly", leaseDuration = "${jobs.lease:2s}")
         public void byName() {}
-    }
-
-    /** An interface of the bean: the proxy is class-based all the same. */
-    interface Work {
-        String work();
-    }
-
-    static class WithInterface implements Work {
-        @Override
-        @LeaderOnly
-        public String work() {
-            return "ran";
-        }
     }
 
     static class Primitive {
