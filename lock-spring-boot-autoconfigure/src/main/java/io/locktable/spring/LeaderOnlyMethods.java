@@ -4,6 +4,7 @@ import io.locktable.LockTable;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -121,12 +122,26 @@ final class LeaderOnlyMethods {
         }
         if (duration.compareTo(LockTable.MIN_LEASE_DURATION) < 0
                 || duration.compareTo(LockTable.MAX_LEASE_DURATION) > 0) {
+            String range = simple(LockTable.MIN_LEASE_DURATION) + " to " + simple(LockTable.MAX_LEASE_DURATION);
             throw new LeaderOnlyDeclarationException(
                     "@LeaderOnly method " + where + " has leaseDuration " + resolved
-                            + ", outside the range a lease may have, 1s to 1d.",
-                    "Give it a lease from 1s to 1d, such as \"30s\", or leave it empty for locktable.lease-duration.");
+                            + ", outside the range a lease may have, " + range + ".",
+                    "Give it a lease from " + range
+                            + ", such as \"30s\", or leave it empty for locktable.lease-duration.");
         }
         return duration;
+    }
+
+    /** A duration as an annotation would say it: 30s, 1d, 500ms. */
+    private static String simple(Duration duration) {
+        for (ChronoUnit unit : new ChronoUnit[] {ChronoUnit.DAYS, ChronoUnit.HOURS, ChronoUnit.MINUTES}) {
+            if (duration.toMillis() % unit.getDuration().toMillis() == 0) {
+                return DurationStyle.SIMPLE.print(duration, unit);
+            }
+        }
+        return duration.toMillis() % 1000 == 0
+                ? DurationStyle.SIMPLE.print(duration, ChronoUnit.SECONDS)
+                : DurationStyle.SIMPLE.print(duration, ChronoUnit.MILLIS);
     }
 
     private String resolve(String value, String where, String attribute) {

@@ -26,6 +26,7 @@ import org.springframework.context.annotation.Role;
 @AutoConfiguration(after = {LockTableAutoConfiguration.class, AopAutoConfiguration.class})
 @EnableConfigurationProperties(LockTableProperties.class)
 @Import(AutoProxyCreatorRegistrar.class)
+@ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
 public final class LeaderOnlyAutoConfiguration {
 
     LeaderOnlyAutoConfiguration() {}

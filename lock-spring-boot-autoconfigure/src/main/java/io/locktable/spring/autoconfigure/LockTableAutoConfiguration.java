@@ -6,6 +6,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
@@ -27,6 +28,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 @AutoConfiguration(after = LockTableDynamoDbClientAutoConfiguration.class)
 @ConditionalOnClass(LockTable.class)
 @EnableConfigurationProperties(LockTableProperties.class)
+@ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
 public final class LockTableAutoConfiguration {
 
     LockTableAutoConfiguration() {}

@@ -5,6 +5,7 @@ import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.actuate.LockTableHealthIndicator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
@@ -21,6 +22,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class})
 @ConditionalOnClass({HealthIndicator.class, LockTable.class})
 @ConditionalOnSingleCandidate(LockTable.class)
+@ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
 public final class LockTableHealthAutoConfiguration {
 
     LockTableHealthAutoConfiguration() {}

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
@@ -26,6 +27,7 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass({MeterRegistry.class, LockTable.class})
 @ConditionalOnSingleCandidate(LockTable.class)
 @ConditionalOnBean(MeterRegistry.class)
+@ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
 public final class LockTableMetricsAutoConfiguration {
 
     LockTableMetricsAutoConfiguration() {}

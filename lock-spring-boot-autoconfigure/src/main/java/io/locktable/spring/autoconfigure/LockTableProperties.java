@@ -2,7 +2,9 @@ package io.locktable.spring.autoconfigure;
 
 import java.net.URI;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
 
 /**
  * The {@code locktable.*} properties of the auto-configured {@link io.locktable.LockTable}, {@link
@@ -18,6 +20,14 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties("locktable")
 public final class LockTableProperties {
+
+    /**
+     * Whether the starter configures anything. When false it contributes no bean: no LockTable, no leader runner,
+     * no @LeaderOnly advisor (so @LeaderOnly methods run on every instance like plain methods), no endpoint, meters
+     * or health indicator. To keep an instance from running @LeaderOnly methods, set locktable.leader.enabled=false
+     * instead.
+     */
+    private boolean enabled = true;
 
     /**
      * The DynamoDB table that holds the locks, with string key attributes. Required, unless the context defines a
@@ -37,7 +47,11 @@ public final class LockTableProperties {
      */
     private String holder;
 
-    /** How long a leader's lease lasts without a renewal, from 1s to 1d, for @LeaderOnly methods that set none. */
+    /**
+     * How long a leader's lease lasts without a renewal, from 1s to 1d, for @LeaderOnly methods that set none. A
+     * number without a unit is in seconds.
+     */
+    @DurationUnit(ChronoUnit.SECONDS)
     private Duration leaseDuration = Duration.ofSeconds(30);
 
     /**
@@ -51,6 +65,24 @@ public final class LockTableProperties {
     private final Leader leader = new Leader();
 
     private final Dynamodb dynamodb = new Dynamodb();
+
+    /**
+     * Whether the starter configures anything.
+     *
+     * @return true unless switched off
+     */
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    /**
+     * Sets whether the starter configures anything.
+     *
+     * @param enabled false to contribute no bean
+     */
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
 
     /**
      * The table that holds the locks.
@@ -202,7 +234,11 @@ public final class LockTableProperties {
          */
         private String attribute;
 
-        /** How long a lock item outlives the end of its last lease before DynamoDB may delete it. */
+        /**
+         * How long a lock item outlives the end of its last lease before DynamoDB may delete it. A number without a
+         * unit is in seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
         private Duration retention = Duration.ofDays(7);
 
         /**

@@ -4,6 +4,7 @@ import io.locktable.LockTable;
 import io.locktable.LockTableListener;
 import io.locktable.LockTableOptions;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -11,6 +12,7 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.util.ClassUtils;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -77,12 +79,25 @@ final class LockTables {
         if (lease == null
                 || lease.compareTo(LockTable.MIN_LEASE_DURATION) < 0
                 || lease.compareTo(LockTable.MAX_LEASE_DURATION) > 0) {
+            String range = simple(LockTable.MIN_LEASE_DURATION) + " to " + simple(LockTable.MAX_LEASE_DURATION);
             throw new LockTableConfigurationException(
-                    "locktable.lease-duration is " + lease + ", outside the range a lease may have, 1s to 1d.",
-                    "Set locktable.lease-duration from 1s to 1d, such as 30s: about how long a crashed leader's"
+                    "locktable.lease-duration is " + lease + ", outside the range a lease may have, " + range + ".",
+                    "Set locktable.lease-duration from " + range + ", such as 30s: about how long a crashed leader's"
                             + " work stays undone.");
         }
         return lease;
+    }
+
+    /** A duration as a property would say it: 30s, 1d, 500ms. */
+    private static String simple(Duration duration) {
+        for (ChronoUnit unit : new ChronoUnit[] {ChronoUnit.DAYS, ChronoUnit.HOURS, ChronoUnit.MINUTES}) {
+            if (duration.toMillis() % unit.getDuration().toMillis() == 0) {
+                return DurationStyle.SIMPLE.print(duration, unit);
+            }
+        }
+        return duration.toMillis() % 1000 == 0
+                ? DurationStyle.SIMPLE.print(duration, ChronoUnit.SECONDS)
+                : DurationStyle.SIMPLE.print(duration, ChronoUnit.MILLIS);
     }
 
     static void refuseDax(DynamoDbClient client) {

@@ -174,6 +174,18 @@ class LockTableAutoConfigurationTest {
     }
 
     @Test
+    void aNumberWithoutAUnitIsInSecondsForLeaseScaleDurations() {
+        withEngineClient()
+                .withPropertyValues("locktable.lease-duration=30", "locktable.time-to-live.retention=3600")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    LockTableProperties properties = context.getBean(LockTableProperties.class);
+                    assertThat(properties.getLeaseDuration()).isEqualTo(Duration.ofSeconds(30));
+                    assertThat(properties.getTimeToLive().getRetention()).isEqualTo(Duration.ofHours(1));
+                });
+    }
+
+    @Test
     void badKeyNamesAreDescribed() {
         withEngineClient().withPropertyValues("locktable.partition-key=owner").run(context -> {
             FailureAnalysis analysis = Analyses.of(context.getStartupFailure());

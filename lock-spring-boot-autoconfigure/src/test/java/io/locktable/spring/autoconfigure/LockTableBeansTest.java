@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.locktable.LockTable;
 import io.locktable.LockTableOptions;
+import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderOnlyAdvisor;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.actuate.LockTableHealthIndicator;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import org.springframework.aop.framework.autoproxy.AbstractAutoProxyCreator;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
@@ -147,6 +149,33 @@ class LockTableBeansTest {
                     assertThat(context.getBean(LockTable.class).options().holder())
                             .contains("second");
                 });
+    }
+
+    @Test
+    void switchedOffTheStarterContributesNothingAndLeaderOnlyMethodsArePlainMethods() {
+        runner.withPropertyValues("locktable.enabled=false").withBean(Job.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context)
+                    .doesNotHaveBean(DynamoDbClient.class)
+                    .doesNotHaveBean(LockTable.class)
+                    .doesNotHaveBean(LockTableProperties.class)
+                    .doesNotHaveBean(LeaderRunner.class)
+                    .doesNotHaveBean(LeaderOnlyAdvisor.class)
+                    .doesNotHaveBean(LocksEndpoint.class)
+                    .doesNotHaveBean(LockTableMetrics.class)
+                    .doesNotHaveBean(LockTableHealthIndicator.class);
+            assertThat(context.getBeanNamesForType(AbstractAutoProxyCreator.class))
+                    .isEmpty();
+            assertThat(context.getBean(Job.class).run()).isEqualTo("ran");
+        });
+    }
+
+    /** A bean with a {@code @LeaderOnly} method. */
+    public static class Job {
+        @LeaderOnly("switched-off")
+        public String run() {
+            return "ran";
+        }
     }
 
     /** Creates engine clients that record the operations each one sends, by the name given. */
