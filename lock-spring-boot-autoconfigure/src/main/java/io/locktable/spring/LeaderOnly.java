@@ -31,13 +31,26 @@ import org.springframework.core.annotation.AliasFor;
  * ends: writes that must not happen after the lease was lost take {@code Lease.current().orElseThrow().heldCheck()}
  * or the {@link io.locktable.Lease#fencingToken()}.
  *
+ * <p><b>Composed annotations.</b> It may be a meta-annotation of an annotation of your own, whose attributes can
+ * stand for its {@link #name()} with {@link AliasFor @AliasFor}:
+ *
+ * <pre>{@code
+ * @Retention(RetentionPolicy.RUNTIME)
+ * @Target(ElementType.METHOD)
+ * @LeaderOnly(leaseDuration = "2m")
+ * public @interface ClusterJob {
+ *     @AliasFor(annotation = LeaderOnly.class, attribute = "name")
+ *     String value();
+ * }
+ * }</pre>
+ *
  * <p><b>Where it works.</b> On public methods of Spring beans called through the bean's proxy, and so on {@code
  * @Scheduled} methods. The proxy is interface-based or class-based as {@code spring.aop.proxy-target-class} says
  * (class-based by default); on an interface-based proxy only the methods of the bean's interfaces are checked. A
  * call from the bean to itself ({@code this.sweep()}) bypasses the proxy and is not checked. With {@code locktable.leader.enabled=false} there is no {@link LeaderRunner}: this instance
  * never leads, and every call is skipped.
  */
-@Target({ElementType.METHOD})
+@Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface LeaderOnly {

@@ -10,7 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.MethodClassKey;
-import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
@@ -32,8 +33,15 @@ final class LeaderOnlyMethods {
         this.environment = environment;
     }
 
+    /**
+     * The {@link LeaderOnly} of a method: declared on it, on a method it overrides, or as a meta-annotation of a
+     * composed annotation (with its {@code @AliasFor} attributes merged); null when there is none.
+     */
     static LeaderOnly find(Method method) {
-        return AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class);
+        MergedAnnotation<LeaderOnly> annotation = MergedAnnotations.from(
+                        method, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
+                .get(LeaderOnly.class);
+        return annotation.isPresent() ? annotation.synthesize() : null;
     }
 
     /**

@@ -1,18 +1,26 @@
 package io.locktable.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.locktable.Lease;
 import io.locktable.LockTable;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.annotation.AliasFor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /** How {@code @LeaderOnly} declarations are read at startup: names, placeholders, leases, and the refused ones. */
@@ -41,6 +49,31 @@ class LeaderOnlyDeclarationTest {
                     assertThat(context.getBean(LeaderRunner.class).names())
                             .containsExactly("nightly-report", "orders", "weekly");
                 });
+    }
+
+    @Test
+    void aComposedAnnotationIsFoundAtStartupAndChecksItsCalls() {
+        runner.withBean(Composed.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            LeaderRunner leaders = context.getBean(LeaderRunner.class);
+            assertThat(leaders.names()).containsExactly("nightly-report", "weekly-report");
+
+            Composed composed = context.getBean(Composed.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> leaders.isLeader("nightly-report"));
+            Lease lease = leaders.lease("nightly-report").orElseThrow();
+            assertThat(lease.duration()).as("the composed annotation's lease").isEqualTo(Duration.ofSeconds(3));
+            assertThat(composed.nightly()).isEqualTo(lease.fencingToken());
+            leaders.yield("nightly-report");
+            assertThat(composed.nightly()).as("skipped").isNull();
+        });
+    }
+
+    @Test
+    void aComposedAnnotationIsCheckedLikeLeaderOnly() {
+        runner.withBean(ComposedPrimitive.class)
+                .run(context -> assertThat(
+                                Analyses.of(context.getStartupFailure()).getDescription())
+                        .contains(ComposedPrimitive.class.getName() + ".count() returns the primitive int"));
     }
 
     @Test
@@ -123,6 +156,38 @@ class LeaderOnlyDeclarationTest {
 
         @LeaderOnly(name = "weekly", leaseDuration = "${jobs.lease:2s}")
         public void byName() {}
+    }
+
+    /** A composed annotation of the application's, naming the leadership through an alias. */
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
+    @LeaderOnly(leaseDuration = "3s")
+    @interface ReportJob {
+        @AliasFor(annotation = LeaderOnly.class, attribute = "name")
+        String value();
+    }
+
+    /** A composed annotation with a fixed name, itself composed of the one above. */
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.METHOD)
+    @ReportJob("weekly-report")
+    @interface WeeklyReport {}
+
+    static class Composed {
+        @ReportJob("nightly-report")
+        public Long nightly() {
+            return Lease.current().orElseThrow().fencingToken();
+        }
+
+        @WeeklyReport
+        public void weekly() {}
+    }
+
+    static class ComposedPrimitive {
+        @ReportJob("composed-primitive")
+        public int count() {
+            return 1;
+        }
     }
 
     static class Primitive {
