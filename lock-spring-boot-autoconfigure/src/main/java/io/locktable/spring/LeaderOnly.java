@@ -27,7 +27,9 @@ import org.springframework.core.annotation.AliasFor;
  * thread, a request thread...) with the lease bound as {@link io.locktable.Lease#current()}. Otherwise it is
  * skipped: the method's body does not run and the call returns {@code null}, or {@link java.util.Optional#empty()}
  * for a method declared to return {@code Optional}. A method returning a primitive other than {@code void} cannot
- * be skipped and fails startup. Being the leader when the call starts does not mean staying the leader until it
+ * be skipped and fails startup. So does a method whose work runs after it returned (a {@code CompletionStage} or
+ * other {@code Future}, a reactive type such as {@code Mono} or {@code Flux}, a Kotlin suspend function): the lease
+ * is bound only while the method runs. Being the leader when the call starts does not mean staying the leader until it
  * ends: writes that must not happen after the lease was lost take {@code Lease.current().orElseThrow().heldCheck()}
  * or the {@link io.locktable.Lease#fencingToken()}.
  *

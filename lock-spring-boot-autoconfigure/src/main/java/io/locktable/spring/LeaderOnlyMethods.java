@@ -6,10 +6,14 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.MethodClassKey;
+import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.env.Environment;
@@ -20,6 +24,18 @@ final class LeaderOnlyMethods {
 
     /** A method's leadership. */
     record Target(String name, Duration leaseDuration, String method) {}
+
+    private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
+    private static final Set<String> REACTIVE_TYPES = Set.of(
+            "reactor.core.publisher.Mono",
+            "reactor.core.publisher.Flux",
+            "org.reactivestreams.Publisher",
+            "java.util.concurrent.Flow$Publisher",
+            "kotlinx.coroutines.flow.Flow",
+            "io.reactivex.rxjava3.core.Completable",
+            "io.reactivex.rxjava3.core.Maybe",
+            "io.reactivex.rxjava3.core.Observable",
+            "io.reactivex.rxjava3.core.Single");
 
     private final Supplier<Duration> defaultLeaseDuration;
     private final Map<MethodClassKey, Target> cache = new ConcurrentHashMap<>();
@@ -78,6 +94,17 @@ final class LeaderOnlyMethods {
                             + ClassUtils.resolvePrimitiveIfNecessary(type).getSimpleName()
                             + " (null when skipped) or an Optional (empty when skipped).");
         }
+        String deferred = deferred(method);
+        if (deferred != null) {
+            throw new LeaderOnlyDeclarationException(
+                    "@LeaderOnly method " + where + " " + deferred + ": the leadership is checked and the lease bound"
+                            + " only while the method runs, but its work runs after it returned, when this instance"
+                            + " may no longer lead; and a skipped call would return null where a caller awaits a"
+                            + " result.",
+                    "Declare it to return void, a value or an Optional and do the work before it returns (block on"
+                            + " it), or take a lock for the work itself with LockTable.tryAcquire and release it when"
+                            + " the work completes.");
+        }
         int modifiers = method.getModifiers();
         if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
             throw new LeaderOnlyDeclarationException(
@@ -87,6 +114,36 @@ final class LeaderOnlyMethods {
                             + " every instance.",
                     "Make it a public, non-final instance method of the bean, called through the bean.");
         }
+    }
+
+    /**
+     * How a method hands its work to later, or null when it does not: a Kotlin suspend function, or a return type
+     * that completes later (a future, a completion stage, a reactive type). Optional libraries are told by name,
+     * so none of them needs to be on the class path.
+     */
+    static String deferred(Method method) {
+        Class<?>[] parameters = method.getParameterTypes();
+        if (parameters.length > 0 && parameters[parameters.length - 1].getName().equals(KOTLIN_CONTINUATION)) {
+            return "is a Kotlin suspend function";
+        }
+        Class<?> type = method.getReturnType();
+        if (CompletionStage.class.isAssignableFrom(type) || Future.class.isAssignableFrom(type)) {
+            return "returns " + type.getName();
+        }
+        for (Class<?> supertype = type; supertype != null; supertype = supertype.getSuperclass()) {
+            if (REACTIVE_TYPES.contains(supertype.getName())) {
+                return "returns the reactive type " + type.getName();
+            }
+        }
+        for (Class<?> implemented : ClassUtils.getAllInterfacesForClassAsSet(type)) {
+            if (REACTIVE_TYPES.contains(implemented.getName())) {
+                return "returns the reactive type " + type.getName();
+            }
+        }
+        if (type != Object.class && ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) != null) {
+            return "returns the reactive type " + type.getName();
+        }
+        return null;
     }
 
     private String name(LeaderOnly annotation, String where) {
