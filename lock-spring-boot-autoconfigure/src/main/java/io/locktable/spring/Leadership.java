@@ -137,12 +137,27 @@ final class Leadership {
 
     /**
      * Steps down: no new call is admitted, calls in flight on other threads finish (at most one lease), the lease
-     * is released, and this instance stays out of the election for {@code coolDown}.
+     * is released, and this instance stays out of the election for {@code coolDown}. Returns once released.
      */
     void yieldFor(Duration coolDown) {
+        finishYield(beginYield(coolDown));
+    }
+
+    /**
+     * First step of a step-down, at once: no new call is admitted, and this instance stays out of the election for
+     * {@code coolDown}. Returns the lease to release, or null when it does not lead.
+     */
+    Lease beginYield(Duration coolDown) {
         long until = System.nanoTime() + coolDown.toNanos();
         outUntilNanos = until == 0 ? 1 : until;
-        Lease lease = current;
+        return current;
+    }
+
+    /**
+     * Second step of a step-down, which may block: waits for the calls in flight on other threads (at most one
+     * lease), then ends the term and waits until its lease is released (at most one lease).
+     */
+    void finishYield(Lease lease) {
         if (lease != null) {
             awaitCalls(System.nanoTime() + leaseDuration.toNanos());
         }
@@ -158,7 +173,10 @@ final class Leadership {
                 // whenEnded never completes exceptionally
             }
         }
-        log.info("Leadership '{}': stepped down, staying out of the election for {}", name, coolDown);
+        log.info(
+                "Leadership '{}': stepped down, staying out of the election for {}",
+                name,
+                Duration.ofNanos(Math.max(0, outUntilNanos - System.nanoTime())));
     }
 
     /** First step of a stop: no call is admitted any more. */
@@ -177,10 +195,9 @@ final class Leadership {
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
                     log.warn(
-                            "Leadership '{}': {} @LeaderOnly calls still running after {}; stepping down anyway",
+                            "Leadership '{}': {} @LeaderOnly calls still running; stepping down anyway",
                             name,
-                            inFlight.get() - own,
-                            leaseDuration);
+                            inFlight.get() - own);
                     return false;
                 }
                 try {

@@ -35,8 +35,8 @@ public final class LeaderOnlyAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(LockTable.class)
     @ConditionalOnBooleanProperty(name = "locktable.leader.enabled", matchIfMissing = true)
-    LeaderRunner leaderRunner(LockTable lockTable) {
-        return new LeaderRunner(lockTable);
+    LeaderRunner leaderRunner(LockTable lockTable, LockTableProperties properties) {
+        return new LeaderRunner(lockTable, LockTables.shutdownTimeout(properties));
     }
 
     @Bean

@@ -288,6 +288,15 @@ public final class LockTableProperties {
         private boolean enabled = true;
 
         /**
+         * How long stopping the leader runner may take at most, when the application shuts down: waiting for the
+         * @LeaderOnly calls in flight, then releasing the leases (for every name at once). A lease still held then is
+         * released when the lock table closes. Keep it below spring.lifecycle.timeout-per-shutdown-phase. A number
+         * without a unit is in seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration shutdownTimeout = Duration.ofSeconds(20);
+
+        /**
          * Whether this instance takes part in leader elections.
          *
          * @return true if it does
@@ -303,6 +312,24 @@ public final class LockTableProperties {
          */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+        /**
+         * How long stopping the leader runner may take at most.
+         *
+         * @return the shutdown timeout
+         */
+        public Duration getShutdownTimeout() {
+            return shutdownTimeout;
+        }
+
+        /**
+         * Sets how long stopping the leader runner may take at most.
+         *
+         * @param shutdownTimeout the shutdown timeout, zero or more
+         */
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
         }
     }
 

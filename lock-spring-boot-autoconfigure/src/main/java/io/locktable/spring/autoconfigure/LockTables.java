@@ -88,6 +88,18 @@ final class LockTables {
         return lease;
     }
 
+    /** The bound of the leader runner's stop, checked. */
+    static Duration shutdownTimeout(LockTableProperties properties) {
+        Duration timeout = properties.getLeader().getShutdownTimeout();
+        if (timeout == null || timeout.isNegative()) {
+            throw new LockTableConfigurationException(
+                    "locktable.leader.shutdown-timeout is " + timeout + "; it must be zero or more.",
+                    "Set locktable.leader.shutdown-timeout to how long a shutdown may wait for @LeaderOnly calls and"
+                            + " releases, such as 20s.");
+        }
+        return timeout;
+    }
+
     /** A duration as a property would say it: 30s, 1d, 500ms. */
     private static String simple(Duration duration) {
         for (ChronoUnit unit : new ChronoUnit[] {ChronoUnit.DAYS, ChronoUnit.HOURS, ChronoUnit.MINUTES}) {
