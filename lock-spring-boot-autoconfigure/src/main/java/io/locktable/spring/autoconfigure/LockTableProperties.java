@@ -66,6 +66,8 @@ public final class LockTableProperties {
 
     private final Dynamodb dynamodb = new Dynamodb();
 
+    private final Health health = new Health();
+
     /**
      * Whether the starter configures anything.
      *
@@ -190,6 +192,15 @@ public final class LockTableProperties {
      */
     public void setCreateTable(boolean createTable) {
         this.createTable = createTable;
+    }
+
+    /**
+     * The settings of the health indicator.
+     *
+     * @return the health settings
+     */
+    public Health getHealth() {
+        return health;
     }
 
     /**
@@ -330,6 +341,85 @@ public final class LockTableProperties {
          */
         public void setShutdownTimeout(Duration shutdownTimeout) {
             this.shutdownTimeout = shutdownTimeout;
+        }
+    }
+
+    /** The settings of the {@code locktable} health indicator. */
+    public static final class Health {
+
+        /**
+         * How long the outcome of a request to the lock table (or of the health check's own DescribeTable) stands
+         * before a health check asks the table again. A number without a unit is in seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration probeInterval = Duration.ofSeconds(10);
+
+        /**
+         * How long a health check waits for the table's answer to its DescribeTable; no answer counts as a failure.
+         * A number without a unit is in seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration timeout = Duration.ofSeconds(2);
+
+        /**
+         * How long requests to the lock table, or a leadership, must keep failing without a success before the
+         * indicator reports DOWN; until then it reports UP with the error. A number without a unit is in seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration downAfter = Duration.ofSeconds(30);
+
+        /**
+         * How long an outcome stands.
+         *
+         * @return the probe interval
+         */
+        public Duration getProbeInterval() {
+            return probeInterval;
+        }
+
+        /**
+         * Sets how long an outcome stands.
+         *
+         * @param probeInterval the probe interval
+         */
+        public void setProbeInterval(Duration probeInterval) {
+            this.probeInterval = probeInterval;
+        }
+
+        /**
+         * How long a health check waits for the table.
+         *
+         * @return the timeout
+         */
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        /**
+         * Sets how long a health check waits for the table.
+         *
+         * @param timeout the timeout
+         */
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        /**
+         * How long a failure lasts before DOWN.
+         *
+         * @return the down-after time
+         */
+        public Duration getDownAfter() {
+            return downAfter;
+        }
+
+        /**
+         * Sets how long a failure lasts before DOWN.
+         *
+         * @param downAfter the down-after time, zero for at once
+         */
+        public void setDownAfter(Duration downAfter) {
+            this.downAfter = downAfter;
         }
     }
 

@@ -90,14 +90,28 @@ final class LockTables {
 
     /** The bound of the leader runner's stop, checked. */
     static Duration shutdownTimeout(LockTableProperties properties) {
-        Duration timeout = properties.getLeader().getShutdownTimeout();
-        if (timeout == null || timeout.isNegative()) {
+        return notNegative(
+                "locktable.leader.shutdown-timeout", properties.getLeader().getShutdownTimeout());
+    }
+
+    /** A duration property that must be more than zero, checked. */
+    static Duration positive(String property, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
             throw new LockTableConfigurationException(
-                    "locktable.leader.shutdown-timeout is " + timeout + "; it must be zero or more.",
-                    "Set locktable.leader.shutdown-timeout to how long a shutdown may wait for @LeaderOnly calls and"
-                            + " releases, such as 20s.");
+                    property + " is " + value + "; it must be more than zero.",
+                    "Set " + property + " to a positive duration, such as 2s, or leave it unset for its default.");
         }
-        return timeout;
+        return value;
+    }
+
+    /** A duration property that must be zero or more, checked. */
+    static Duration notNegative(String property, Duration value) {
+        if (value == null || value.isNegative()) {
+            throw new LockTableConfigurationException(
+                    property + " is " + value + "; it must be zero or more.",
+                    "Set " + property + " to zero or a positive duration, or leave it unset for its default.");
+        }
+        return value;
     }
 
     /** A duration as a property would say it: 30s, 1d, 500ms. */
