@@ -42,6 +42,9 @@ class LockTableMetricsPrometheusTest {
     @AutoClose("shutdownNow")
     private final ExecutorService waiters = Executors.newCachedThreadPool();
 
+    /** The leadership of this test's context: a name of its own, which no other test's instance may still hold. */
+    private final String job = "prom-job-" + UUID.randomUUID();
+
     LockTableMetricsPrometheusTest(DynamoDbEngine engine, TestTable table) {
         this.engine = engine;
         this.table = table;
@@ -56,6 +59,7 @@ class LockTableMetricsPrometheusTest {
                 .withBean(PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
                 .withBean(Job.class)
                 .withPropertyValues(
+                        "job.name=" + job,
                         "locktable.table-name=" + table.name(),
                         "locktable.sort-key=" + table.sortKey().orElse(""),
                         "locktable.lease-duration=" + LEASE.toMillis() + "ms");
@@ -74,13 +78,13 @@ class LockTableMetricsPrometheusTest {
             String scrape = context.getBean(PrometheusMeterRegistry.class).scrape();
 
             assertThat(scrape).contains("\nlocktable_leases_held ").doesNotContain("locktable_leases_held_leases");
-            for (String lock : new String[] {"prom-job", "other"}) {
+            for (String lock : new String[] {job, "other"}) {
                 assertThat(scrape)
                         .contains("locktable_leases_lost_total{lock=\"" + lock + "\",reason=\"lost\"} 0.0")
                         .contains("locktable_leases_lost_total{lock=\"" + lock + "\",reason=\"expired\"} 0.0")
                         .contains("locktable_renewals_total{lock=\"" + lock + "\",outcome=\"failure\"} 0.0");
             }
-            assertThat(scrape).contains("locktable_leader{lock=\"prom-job\"}");
+            assertThat(scrape).contains("locktable_leader{lock=\"" + job + "\"}");
         });
     }
 
@@ -115,20 +119,20 @@ class LockTableMetricsPrometheusTest {
                 waiting.join().release();
             }
             await().atMost(LEASE.multipliedBy(3))
-                    .until(() -> context.getBean(LeaderRunner.class).isLeader("prom-job"));
+                    .until(() -> context.getBean(LeaderRunner.class).isLeader(job));
 
             String scrape = registry.scrape();
             assertThat(scrape)
                     .contains("locktable_acquire_wait_seconds_count{lock=\"other\",outcome=\"acquired\"} 1")
                     .contains("locktable_acquire_seconds_count{lock=\"other\",outcome=\"busy\"} 1")
                     .doesNotContain("locktable_acquire_seconds_count{lock=\"other\",outcome=\"acquired\"}")
-                    .contains("locktable_acquire_seconds_count{lock=\"prom-job\",outcome=\"acquired\"} 1");
+                    .contains("locktable_acquire_seconds_count{lock=\"" + job + "\",outcome=\"acquired\"} 1");
         });
     }
 
     /** A bean with a leadership, so the runner has a name. */
     public static class Job {
-        @LeaderOnly("prom-job")
+        @LeaderOnly("${job.name}")
         public void run() {}
     }
 }
