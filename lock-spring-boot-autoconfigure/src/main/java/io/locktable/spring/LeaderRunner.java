@@ -43,7 +43,7 @@ import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
  * LockTable#runAsLeader} over and over; a term's work only marks the state and waits, so no user code ever runs on
  * it. {@code @LeaderOnly} calls run on the caller's thread with the lease bound as {@link Lease#current()}, and the
  * events on the thread {@code locktable-leadership-events}. Steps down ({@link #yieldAsync(String)}) and the stop
- * wait on the runner's own small pool of threads {@code locktable-leader-<n>}, never on a shared pool.
+ * wait on the runner's own small pool of threads {@code locktable-stepdown-<n>}, never on a shared pool.
  *
  * <p><b>Lifecycle.</b> A {@link SmartLifecycle} of phase {@link #PHASE}, below the phase of Spring's task
  * executors and schedulers ({@code Integer.MAX_VALUE / 2}) and of the web server. It starts contending when the
@@ -52,7 +52,7 @@ import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
  * their calls in flight finish; then this runner stops admitting calls and, for every name at once, waits for the
  * calls still in flight and releases the lease, so another instance takes over at its next poll (a third of the
  * lease, at most 10 s) instead of after a whole lease. The whole stop takes at most the shutdown timeout ({@code
- * locktable.leader.shutdown-timeout}); it runs on the runner's own threads {@code locktable-leader-<n>} and tells the
+ * locktable.leader.shutdown-timeout}); it runs on the runner's own threads {@code locktable-stepdown-<n>} and tells the
  * context when it is done, so other beans of the phase stop meanwhile.
  *
  * <p><b>Errors.</b> The election never gives up: an acquire that fails is retried (see {@link
@@ -318,7 +318,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
             if (workers == null) {
                 ThreadPoolExecutor pool = new ThreadPoolExecutor(
                         MAX_WORKERS, MAX_WORKERS, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), task -> {
-                            Thread thread = new Thread(task, "locktable-leader-" + workerNumbers.incrementAndGet());
+                            Thread thread = new Thread(task, "locktable-stepdown-" + workerNumbers.incrementAndGet());
                             thread.setDaemon(true);
                             return thread;
                         });

@@ -38,6 +38,7 @@ final class Leadership {
 
     private volatile boolean accepting;
     private volatile boolean stopRequested;
+    private volatile boolean releasing; // a term ended and runAsLeader is releasing its lease: not to be interrupted
     private volatile Lease current;
     private volatile LeadershipState state = LeadershipState.STOPPED;
     private volatile long outUntilNanos; // 0: not yielded
@@ -242,8 +243,13 @@ final class Leadership {
         return true;
     }
 
+    /**
+     * Interrupts the election thread, unless it is releasing a lease: LockTable ends a lease locally before it sends
+     * the release, on this thread, and an interrupt would abort that request (the lock would then stay taken for a
+     * whole lease). The thread looks at the stop and yield flags once the release returns.
+     */
     private synchronized void interruptElection() {
-        if (election != null) {
+        if (election != null && !releasing) {
             election.interrupt();
         }
     }
@@ -262,7 +268,11 @@ final class Leadership {
                 if (stopRequested) {
                     break;
                 }
-                locks.runAsLeader(name, leaseDuration, this::term);
+                try {
+                    locks.runAsLeader(name, leaseDuration, this::term);
+                } finally {
+                    releasing = false;
+                }
                 failuresInRow = 0;
             } catch (InterruptedException e) {
                 // a yield or a stop; the loop's conditions tell which
@@ -303,6 +313,13 @@ final class Leadership {
                 Thread.sleep(Long.MAX_VALUE);
             }
         } finally {
+            if (lease.isHeld()) {
+                // ended by a yield or a stop: runAsLeader releases the lease next, on the election thread, and
+                // returns; a lease that ran out has nothing to release, and runAsLeader contends again
+                synchronized (this) {
+                    releasing = true;
+                }
+            }
             current = null;
             state = stopRequested ? LeadershipState.STOPPED : LeadershipState.FOLLOWING;
             log.info(

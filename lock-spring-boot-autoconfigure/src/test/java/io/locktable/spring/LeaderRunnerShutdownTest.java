@@ -50,13 +50,17 @@ class LeaderRunnerShutdownTest {
     }
 
     private LeaderRunner leading(Duration shutdownTimeout, String... names) {
+        return leading(shutdownTimeout, LEASE, names);
+    }
+
+    private LeaderRunner leading(Duration shutdownTimeout, Duration lease, String... names) {
         LockTable locks = LockTable.builder(table.engine().client(), table.name(), table.partitionKey())
                 .sortKey(table.sortKey().orElseThrow())
                 .build();
         tables.add(locks);
         LeaderRunner runner = new LeaderRunner(locks, shutdownTimeout);
         for (String name : names) {
-            runner.register(name, LEASE);
+            runner.register(name, lease);
         }
         runner.start();
         for (String name : names) {
@@ -72,11 +76,15 @@ class LeaderRunnerShutdownTest {
         final CompletableFuture<Boolean> admitted;
 
         Call(LeaderRunner runner, String name) {
-            Leadership leadership = runner.register(name, LEASE);
+            this(runner, name, LEASE);
+        }
+
+        Call(LeaderRunner runner, String name, Duration lease) {
+            Leadership leadership = runner.register(name, lease);
             admitted = CompletableFuture.supplyAsync(
                     () -> {
-                        Optional<Lease> lease = leadership.enter();
-                        if (lease.isEmpty()) {
+                        Optional<Lease> admittedWith = leadership.enter();
+                        if (admittedWith.isEmpty()) {
                             return false;
                         }
                         try {
@@ -126,7 +134,7 @@ class LeaderRunnerShutdownTest {
         callB.release.countDown();
         await().atMost(WITHIN).until(() -> calledBackOn.get() != null);
         assertThat(b.end()).contains(LeaseEnd.RELEASED);
-        assertThat(calledBackOn.get()).startsWith("locktable-leader-");
+        assertThat(calledBackOn.get()).startsWith("locktable-stepdown-");
         assertThat(callA.admitted.join()).isTrue();
         assertThat(callB.admitted.join()).isTrue();
     }
@@ -161,16 +169,18 @@ class LeaderRunnerShutdownTest {
 
     @Test
     void theEndpointsStepDownAnswersWhileACallInFlightStillHoldsTheLease() {
-        LeaderRunner runner = leading(Duration.ofSeconds(30), "step-down");
+        // a lease longer than the endpoint's wait: the step-down waits for the call at most one lease
+        Duration lease10s = Duration.ofSeconds(10);
+        LeaderRunner runner = leading(Duration.ofSeconds(30), lease10s, "step-down");
         Lease lease = runner.lease("step-down").orElseThrow();
-        Call call = new Call(runner, "step-down");
+        Call call = new Call(runner, "step-down", lease10s);
         LocksEndpoint endpoint = new LocksEndpoint(runner.lockTable(), runner);
 
         WebEndpointResponse<LocksEndpoint.LeaderDescriptor> accepted = endpoint.stepDown("step-down");
 
         assertThat(accepted.getStatus()).isEqualTo(202);
         assertThat(lease.isHeld()).as("the call in flight keeps it").isTrue();
-        assertThat(new Call(runner, "step-down").admitted.join()).isFalse();
+        assertThat(new Call(runner, "step-down", lease10s).admitted.join()).isFalse();
         call.release.countDown();
         await().atMost(WITHIN).until(() -> lease.end().isPresent());
         assertThat(lease.end()).contains(LeaseEnd.RELEASED);
@@ -190,6 +200,14 @@ class LeaderRunnerShutdownTest {
         assertThat(done.getStatus()).isEqualTo(200);
         assertThat(done.getBody().state()).isEqualTo(LeadershipState.FOLLOWING);
         assertThat(lease.end()).contains(LeaseEnd.RELEASED);
-        runner.stop();
+        runner.stop(); // at once: it must not interrupt the release request of the step-down
+
+        try (LockTable other = LockTable.builder(table.engine().client(), table.name(), table.partitionKey())
+                .sortKey(table.sortKey().orElseThrow())
+                .build()) {
+            assertThat(other.tryAcquire("step-down-idle", LEASE))
+                    .as("released in the table, not only locally")
+                    .isPresent();
+        }
     }
 }
