@@ -23,6 +23,7 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
+import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
@@ -131,8 +132,9 @@ public final class LeaderOnlyAdvisor extends AbstractPointcutAdvisor
                 continue; // a type that cannot be told: met at its first call
             }
             Class<?> userClass = ClassUtils.getUserClass(type);
-            Map<Method, LeaderOnly> annotated = MethodIntrospector.selectMethods(
-                    userClass, (MethodIntrospector.MetadataLookup<LeaderOnly>) LeaderOnlyMethods::find);
+            Map<Method, MergedAnnotation<LeaderOnly>> annotated = MethodIntrospector.selectMethods(
+                    userClass,
+                    (MethodIntrospector.MetadataLookup<MergedAnnotation<LeaderOnly>>) LeaderOnlyMethods::find);
             for (Method method : annotated.keySet()) {
                 LeaderOnlyMethods.Target target = methods.resolve(method, userClass);
                 LeaderOnlyMethods.Target other = byName.putIfAbsent(target.name(), target);

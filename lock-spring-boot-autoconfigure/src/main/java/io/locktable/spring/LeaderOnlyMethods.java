@@ -51,13 +51,15 @@ final class LeaderOnlyMethods {
 
     /**
      * The {@link LeaderOnly} of a method: declared on it, on a method it overrides, or as a meta-annotation of a
-     * composed annotation (with its {@code @AliasFor} attributes merged); null when there is none.
+     * composed annotation (with its {@code @AliasFor} attributes merged); null when there is none. Its attributes
+     * are read from the merged annotation, never from a synthesized proxy, which a native image would need a hint
+     * for.
      */
-    static LeaderOnly find(Method method) {
+    static MergedAnnotation<LeaderOnly> find(Method method) {
         MergedAnnotation<LeaderOnly> annotation = MergedAnnotations.from(
                         method, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
                 .get(LeaderOnly.class);
-        return annotation.isPresent() ? annotation.synthesize() : null;
+        return annotation.isPresent() ? annotation : null;
     }
 
     /**
@@ -72,7 +74,7 @@ final class LeaderOnlyMethods {
 
     private Target compute(Method method, Class<?> userClass) {
         Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
-        LeaderOnly annotation = find(specific);
+        MergedAnnotation<LeaderOnly> annotation = find(specific);
         if (annotation == null) {
             annotation = find(method);
         }
@@ -146,8 +148,8 @@ final class LeaderOnlyMethods {
         return null;
     }
 
-    private String name(LeaderOnly annotation, String where) {
-        String declared = annotation.name();
+    private String name(MergedAnnotation<LeaderOnly> annotation, String where) {
+        String declared = annotation.getString("name");
         String name;
         if (declared.isEmpty()) {
             name = environment().getProperty("spring.application.name", "");
@@ -170,8 +172,8 @@ final class LeaderOnlyMethods {
         return name.trim();
     }
 
-    private Duration leaseDuration(LeaderOnly annotation, String where) {
-        String declared = annotation.leaseDuration();
+    private Duration leaseDuration(MergedAnnotation<LeaderOnly> annotation, String where) {
+        String declared = annotation.getString("leaseDuration");
         if (declared.isEmpty()) {
             return defaultLeaseDuration.get();
         }
