@@ -27,16 +27,32 @@ import org.springframework.core.annotation.AliasFor;
  * thread, a request thread...) with the lease bound as {@link io.locktable.Lease#current()}. Otherwise it is
  * skipped: the method's body does not run and the call returns {@code null}, or {@link java.util.Optional#empty()}
  * for a method declared to return {@code Optional}. A method returning a primitive other than {@code void} cannot
- * be skipped and fails startup. Being the leader when the call starts does not mean staying the leader until it
+ * be skipped and fails startup. So does a method whose work runs after it returned (a {@code CompletionStage} or
+ * other {@code Future}, a reactive type such as {@code Mono} or {@code Flux}, a Kotlin suspend function): the lease
+ * is bound only while the method runs. Being the leader when the call starts does not mean staying the leader until it
  * ends: writes that must not happen after the lease was lost take {@code Lease.current().orElseThrow().heldCheck()}
  * or the {@link io.locktable.Lease#fencingToken()}.
  *
- * <p><b>Where it works.</b> On public methods of Spring beans called through the bean (a class-based proxy), and
- * so on {@code @Scheduled} methods. A call from the bean to itself ({@code this.sweep()}) bypasses the proxy and
- * is not checked. With {@code locktable.leader.enabled=false} there is no {@link LeaderRunner}: this instance
+ * <p><b>Composed annotations.</b> It may be a meta-annotation of an annotation of your own, whose attributes can
+ * stand for its {@link #name()} with {@link AliasFor @AliasFor}:
+ *
+ * <pre>{@code
+ * @Retention(RetentionPolicy.RUNTIME)
+ * @Target(ElementType.METHOD)
+ * @LeaderOnly(leaseDuration = "2m")
+ * public @interface ClusterJob {
+ *     @AliasFor(annotation = LeaderOnly.class, attribute = "name")
+ *     String value();
+ * }
+ * }</pre>
+ *
+ * <p><b>Where it works.</b> On public methods of Spring beans called through the bean's proxy, and so on {@code
+ * @Scheduled} methods. The proxy is interface-based or class-based as {@code spring.aop.proxy-target-class} says
+ * (class-based by default); on an interface-based proxy only the methods of the bean's interfaces are checked. A
+ * call from the bean to itself ({@code this.sweep()}) bypasses the proxy and is not checked. With {@code locktable.leader.enabled=false} there is no {@link LeaderRunner}: this instance
  * never leads, and every call is skipped.
  */
-@Target({ElementType.METHOD})
+@Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface LeaderOnly {

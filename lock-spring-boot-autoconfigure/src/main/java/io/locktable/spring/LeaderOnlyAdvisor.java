@@ -10,6 +10,9 @@ import org.aopalliance.aop.Advice;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.Pointcut;
+import org.springframework.aop.framework.autoproxy.AutoProxyUtils;
+import org.springframework.aop.scope.ScopedObject;
+import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.BeanFactory;
@@ -20,13 +23,15 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
+import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 /**
  * The Spring AOP advisor behind {@link LeaderOnly}: it matches methods annotated with it, and its interceptor runs
  * a call only while this instance leads the method's name (see {@link LeaderOnly} for the semantics). It needs no
- * AspectJ weaver: the auto-configuration registers it with an auto-proxy creator that uses class-based proxies.
+ * AspectJ weaver: it applies through the context's auto-proxy creator, with interface-based or class-based proxies
+ * as {@code spring.aop.proxy-target-class} says.
  *
  * <p>At startup, once every singleton exists, it reads the {@code @LeaderOnly} methods of every bean of the
  * context, checks their declarations (a primitive return type, a name that does not resolve, a lease out of range,
@@ -122,18 +127,14 @@ public final class LeaderOnlyAdvisor extends AbstractPointcutAdvisor
         defaultLeaseDuration.get(); // checks the property even when no method uses it
         Map<String, LeaderOnlyMethods.Target> byName = new TreeMap<>();
         for (String beanName : factory.getBeanDefinitionNames()) {
-            Class<?> type;
-            try {
-                type = factory.getType(beanName, false);
-            } catch (RuntimeException e) {
-                continue; // a type that cannot be told without creating the bean: met at its first call
-            }
+            Class<?> type = targetClass(factory, beanName);
             if (type == null) {
-                continue;
+                continue; // a type that cannot be told: met at its first call
             }
             Class<?> userClass = ClassUtils.getUserClass(type);
-            Map<Method, LeaderOnly> annotated = MethodIntrospector.selectMethods(
-                    userClass, (MethodIntrospector.MetadataLookup<LeaderOnly>) LeaderOnlyMethods::find);
+            Map<Method, MergedAnnotation<LeaderOnly>> annotated = MethodIntrospector.selectMethods(
+                    userClass,
+                    (MethodIntrospector.MetadataLookup<MergedAnnotation<LeaderOnly>>) LeaderOnlyMethods::find);
             for (Method method : annotated.keySet()) {
                 LeaderOnlyMethods.Target target = methods.resolve(method, userClass);
                 LeaderOnlyMethods.Target other = byName.putIfAbsent(target.name(), target);
@@ -150,13 +151,36 @@ public final class LeaderOnlyAdvisor extends AbstractPointcutAdvisor
         if (found == null) {
             if (!byName.isEmpty()) {
                 log.warn(
-                        "No LeaderRunner (locktable.leader.enabled=false?): this instance never leads, and every call"
-                                + " of the @LeaderOnly methods of {} is skipped",
+                        "No LeaderRunner: this instance never leads, and every call of the @LeaderOnly methods of {}"
+                                + " is skipped. Either locktable.leader.enabled=false, or the context has no single"
+                                + " LockTable (several DynamoDbClient beans, none of them @Primary or marked"
+                                + " @LockTableDynamoDbClient, or several LockTable beans, none of them @Primary)",
                         byName.keySet());
             }
             return;
         }
         byName.values().forEach(target -> found.register(target.name(), target.leaseDuration()));
+    }
+
+    /**
+     * The class of a bean behind its proxy, whether interface-based or class-based (as Spring's own
+     * {@code @EventListener} scan finds it); null when it cannot be told.
+     */
+    private static Class<?> targetClass(ConfigurableListableBeanFactory factory, String beanName) {
+        if (ScopedProxyUtils.isScopedTarget(beanName)) {
+            return null; // scanned through its scoped proxy's bean
+        }
+        try {
+            Class<?> type = AutoProxyUtils.determineTargetClass(factory, beanName);
+            if (type != null && ScopedObject.class.isAssignableFrom(type)) {
+                Class<?> scoped =
+                        AutoProxyUtils.determineTargetClass(factory, ScopedProxyUtils.getTargetBeanName(beanName));
+                type = scoped != null ? scoped : type;
+            }
+            return type;
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     private LeaderRunner runner() {

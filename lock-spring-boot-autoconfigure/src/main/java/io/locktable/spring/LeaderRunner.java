@@ -11,7 +11,15 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
@@ -34,15 +42,18 @@ import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
  * <p><b>Threads.</b> Each name has an election thread {@code locktable-election-<name>} that calls {@link
  * LockTable#runAsLeader} over and over; a term's work only marks the state and waits, so no user code ever runs on
  * it. {@code @LeaderOnly} calls run on the caller's thread with the lease bound as {@link Lease#current()}, and the
- * events on the thread {@code locktable-leadership-events}.
+ * events on the thread {@code locktable-leadership-events}. Steps down ({@link #yieldAsync(String)}) and the stop
+ * wait on the runner's own small pool of threads {@code locktable-stepdown-<n>}, never on a shared pool.
  *
  * <p><b>Lifecycle.</b> A {@link SmartLifecycle} of phase {@link #PHASE}, below the phase of Spring's task
  * executors and schedulers ({@code Integer.MAX_VALUE / 2}) and of the web server. It starts contending when the
  * context has refreshed, so the first {@code @Scheduled} calls may be skipped until a leader is elected. When the
  * context closes, the scheduler and the web server stop first (phases stop from the highest down), which lets
- * their calls in flight finish; then this runner stops admitting calls, waits for the calls still in flight (for
- * each name at most its lease duration), and releases its leases, so another instance takes over at its next poll
- * (a third of the lease, at most 10 s) instead of after a whole lease.
+ * their calls in flight finish; then this runner stops admitting calls and, for every name at once, waits for the
+ * calls still in flight and releases the lease, so another instance takes over at its next poll (a third of the
+ * lease, at most 10 s) instead of after a whole lease. The whole stop takes at most the shutdown timeout ({@code
+ * locktable.leader.shutdown-timeout}); it runs on the runner's own threads {@code locktable-stepdown-<n>} and tells the
+ * context when it is done, so other beans of the phase stop meanwhile.
  *
  * <p><b>Errors.</b> The election never gives up: an acquire that fails is retried (see {@link
  * LockTable#runAsLeader}); any other failure is logged, reported in {@link #status(String)}, and the name is
@@ -60,24 +71,48 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
      */
     public static final int PHASE = ExecutorConfigurationSupport.DEFAULT_PHASE - 1024;
 
+    /** The default bound of a stop: below Spring Boot's default timeout of a shutdown phase, 30 s. */
+    public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(20);
+
     private static final Logger log = LoggerFactory.getLogger(LeaderRunner.class);
-    private static final Duration STOP_MARGIN = Duration.ofSeconds(2);
+    private static final Duration RELEASE_SHARE = Duration.ofSeconds(2);
     private static final Duration EVENTS_FLUSH = Duration.ofSeconds(5);
+    private static final int MAX_WORKERS = 8;
 
     private final LockTable locks;
+    private final Duration shutdownTimeout;
     private final LeadershipEvents events = new LeadershipEvents(this);
     private final ConcurrentSkipListMap<String, Leadership> leaderships = new ConcurrentSkipListMap<>();
     private final Object lifecycle = new Object();
+    private final AtomicInteger workerNumbers = new AtomicInteger();
     private volatile boolean running;
+    private ThreadPoolExecutor workers; // guarded by lifecycle
 
     /**
-     * Creates a runner that leads on the locks of a table. It leads the names that the {@link LeaderOnly} methods
-     * of the context use; declare a bean of your own only to lead on another {@link LockTable}.
+     * Creates a runner that leads on the locks of a table, whose stop takes at most {@link
+     * #DEFAULT_SHUTDOWN_TIMEOUT}. It leads the names that the {@link LeaderOnly} methods of the context use; declare
+     * a bean of your own only to lead on another {@link LockTable}.
      *
      * @param locks the lock table
      */
     public LeaderRunner(LockTable locks) {
+        this(locks, DEFAULT_SHUTDOWN_TIMEOUT);
+    }
+
+    /**
+     * Creates a runner that leads on the locks of a table.
+     *
+     * @param locks the lock table
+     * @param shutdownTimeout how long a stop may take at most: waiting for the calls in flight, then releasing the
+     *     leases (a lease not released by then is released when the lock table closes)
+     * @throws IllegalArgumentException if the timeout is negative
+     */
+    public LeaderRunner(LockTable locks, Duration shutdownTimeout) {
         this.locks = Objects.requireNonNull(locks, "locks");
+        this.shutdownTimeout = Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+        if (shutdownTimeout.isNegative()) {
+            throw new IllegalArgumentException("shutdownTimeout must not be negative, was " + shutdownTimeout);
+        }
     }
 
     /**
@@ -124,11 +159,32 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
      * @throws IllegalArgumentException if this runner has no leadership of that name
      */
     public void yield(String name) {
+        Leadership leadership = leadership(name);
+        leadership.yieldFor(leadership.leaseDuration().multipliedBy(2));
+    }
+
+    /**
+     * Steps down like {@link #yield(String)}, without blocking the caller: no new call of the name is admitted from
+     * the moment it returns; waiting for the calls in flight and releasing the lease happen on the runner's own
+     * threads. Called from inside a {@link LeaderOnly} call of the same name, the step-down completes after that
+     * call ended.
+     *
+     * @param name the name of the leadership
+     * @return a stage that completes once the lease is released (or this instance did not lead)
+     * @throws IllegalArgumentException if this runner has no leadership of that name
+     */
+    public CompletionStage<Void> yieldAsync(String name) {
+        Leadership leadership = leadership(name);
+        Lease lease = leadership.beginYield(leadership.leaseDuration().multipliedBy(2));
+        return CompletableFuture.runAsync(() -> leadership.finishYield(lease), workers());
+    }
+
+    private Leadership leadership(String name) {
         Leadership leadership = leaderships.get(name);
         if (leadership == null) {
             throw new IllegalArgumentException("no leadership named '" + name + "'; the names are " + names());
         }
-        leadership.yieldFor(leadership.leaseDuration().multipliedBy(2));
+        return leadership;
     }
 
     /**
@@ -182,43 +238,101 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
     }
 
     /**
-     * Stops every leadership: admits no new call, waits for the calls in flight (for each name at most its lease
-     * duration), then releases the leases so another instance takes over at its next poll. Called by the
-     * application context when it closes.
+     * Stops every leadership and returns when done, or after the shutdown timeout: see {@link #stop(Runnable)}.
      */
     @Override
     public void stop() {
+        CountDownLatch done = new CountDownLatch(1);
+        stop(done::countDown);
+        try {
+            if (!done.await(shutdownTimeout.plus(RELEASE_SHARE).toMillis(), TimeUnit.MILLISECONDS)) {
+                log.warn("Leader runner did not stop within {}", shutdownTimeout);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Stops every leadership without blocking the caller: admits no new call at once, then for every name in
+     * parallel, on the runner's own threads, waits for the calls in flight and releases the lease, so another
+     * instance takes over at its next poll. Calls {@code callback} when every lease is released, or when the
+     * shutdown timeout has passed (a lease still held then is released when the lock table closes). Called by the
+     * application context when it closes.
+     *
+     * @param callback what to run once stopped
+     */
+    @Override
+    public void stop(Runnable callback) {
+        List<Leadership> all;
+        ExecutorService pool;
         synchronized (lifecycle) {
             if (!running) {
+                callback.run();
                 return;
             }
             running = false;
-            List<Leadership> all = new ArrayList<>(leaderships.values());
-            long start = System.nanoTime();
-            all.forEach(Leadership::closeGate);
-            for (Leadership leadership : all) {
-                leadership.awaitCalls(start + leadership.leaseDuration().toNanos());
+            all = new ArrayList<>(leaderships.values());
+            pool = workers();
+            workers = null; // a later start() gets a pool of its own
+        }
+        long start = System.nanoTime();
+        long deadline = start + shutdownTimeout.toNanos();
+        // the calls may take the timeout but a share kept for the releases
+        long callsDeadline = deadline - Math.min(RELEASE_SHARE.toNanos(), shutdownTimeout.toNanos() / 2);
+        all.forEach(Leadership::closeGate);
+        CompletableFuture<?>[] steps = all.stream()
+                .map(leadership ->
+                        CompletableFuture.runAsync(() -> stepDown(leadership, callsDeadline, deadline), pool))
+                .toArray(CompletableFuture[]::new);
+        CompletableFuture.allOf(steps).whenComplete((ignored, error) -> {
+            try {
+                long left = Math.max(0, deadline - System.nanoTime());
+                events.stop(Duration.ofNanos(Math.min(left, EVENTS_FLUSH.toNanos())));
+                pool.shutdown();
+                log.info(
+                        "Leader runner stopped on table '{}' in {} ms",
+                        locks.tableName(),
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            } finally {
+                callback.run();
             }
-            all.forEach(Leadership::requestStop);
-            for (Leadership leadership : all) {
-                long deadline = System.nanoTime()
-                        + leadership.leaseDuration().plus(STOP_MARGIN).toNanos();
-                if (!leadership.awaitStopped(deadline)) {
-                    log.warn(
-                            "Leadership '{}' did not stop within {}; closing the lock table releases it",
-                            leadership.name(),
-                            leadership.leaseDuration().plus(STOP_MARGIN));
-                }
+        });
+    }
+
+    /** One name's part of a stop: waits for its calls in flight, then ends its election, releasing the lease. */
+    private void stepDown(Leadership leadership, long callsDeadline, long deadline) {
+        leadership.awaitCalls(callsDeadline);
+        leadership.requestStop();
+        if (!leadership.awaitStopped(deadline)) {
+            log.warn(
+                    "Leadership '{}' did not stop within {}; closing the lock table releases it",
+                    leadership.name(),
+                    shutdownTimeout);
+        }
+    }
+
+    /** The runner's own pool for stops and steps down: daemon threads, created on demand, never a shared pool. */
+    private ExecutorService workers() {
+        synchronized (lifecycle) {
+            if (workers == null) {
+                ThreadPoolExecutor pool = new ThreadPoolExecutor(
+                        MAX_WORKERS, MAX_WORKERS, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), task -> {
+                            Thread thread = new Thread(task, "locktable-stepdown-" + workerNumbers.incrementAndGet());
+                            thread.setDaemon(true);
+                            return thread;
+                        });
+                pool.allowCoreThreadTimeOut(true);
+                workers = pool;
             }
-            events.stop(EVENTS_FLUSH);
-            log.info("Leader runner stopped on table '{}'", locks.tableName());
+            return workers;
         }
     }
 
     /**
      * Tells whether the runner contends for its names.
      *
-     * @return true between {@link #start()} and {@link #stop()}
+     * @return true between {@link #start()} and a stop
      */
     @Override
     public boolean isRunning() {

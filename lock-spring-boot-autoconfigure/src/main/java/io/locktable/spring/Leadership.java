@@ -38,6 +38,7 @@ final class Leadership {
 
     private volatile boolean accepting;
     private volatile boolean stopRequested;
+    private volatile boolean releasing; // a term ended and runAsLeader is releasing its lease: not to be interrupted
     private volatile Lease current;
     private volatile LeadershipState state = LeadershipState.STOPPED;
     private volatile long outUntilNanos; // 0: not yielded
@@ -137,12 +138,27 @@ final class Leadership {
 
     /**
      * Steps down: no new call is admitted, calls in flight on other threads finish (at most one lease), the lease
-     * is released, and this instance stays out of the election for {@code coolDown}.
+     * is released, and this instance stays out of the election for {@code coolDown}. Returns once released.
      */
     void yieldFor(Duration coolDown) {
+        finishYield(beginYield(coolDown));
+    }
+
+    /**
+     * First step of a step-down, at once: no new call is admitted, and this instance stays out of the election for
+     * {@code coolDown}. Returns the lease to release, or null when it does not lead.
+     */
+    Lease beginYield(Duration coolDown) {
         long until = System.nanoTime() + coolDown.toNanos();
         outUntilNanos = until == 0 ? 1 : until;
-        Lease lease = current;
+        return current;
+    }
+
+    /**
+     * Second step of a step-down, which may block: waits for the calls in flight on other threads (at most one
+     * lease), then ends the term and waits until its lease is released (at most one lease).
+     */
+    void finishYield(Lease lease) {
         if (lease != null) {
             awaitCalls(System.nanoTime() + leaseDuration.toNanos());
         }
@@ -158,7 +174,10 @@ final class Leadership {
                 // whenEnded never completes exceptionally
             }
         }
-        log.info("Leadership '{}': stepped down, staying out of the election for {}", name, coolDown);
+        log.info(
+                "Leadership '{}': stepped down, staying out of the election for {}",
+                name,
+                Duration.ofNanos(Math.max(0, outUntilNanos - System.nanoTime())));
     }
 
     /** First step of a stop: no call is admitted any more. */
@@ -177,10 +196,9 @@ final class Leadership {
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
                     log.warn(
-                            "Leadership '{}': {} @LeaderOnly calls still running after {}; stepping down anyway",
+                            "Leadership '{}': {} @LeaderOnly calls still running; stepping down anyway",
                             name,
-                            inFlight.get() - own,
-                            leaseDuration);
+                            inFlight.get() - own);
                     return false;
                 }
                 try {
@@ -225,8 +243,13 @@ final class Leadership {
         return true;
     }
 
+    /**
+     * Interrupts the election thread, unless it is releasing a lease: LockTable ends a lease locally before it sends
+     * the release, on this thread, and an interrupt would abort that request (the lock would then stay taken for a
+     * whole lease). The thread looks at the stop and yield flags once the release returns.
+     */
     private synchronized void interruptElection() {
-        if (election != null) {
+        if (election != null && !releasing) {
             election.interrupt();
         }
     }
@@ -245,7 +268,11 @@ final class Leadership {
                 if (stopRequested) {
                     break;
                 }
-                locks.runAsLeader(name, leaseDuration, this::term);
+                try {
+                    locks.runAsLeader(name, leaseDuration, this::term);
+                } finally {
+                    releasing = false;
+                }
                 failuresInRow = 0;
             } catch (InterruptedException e) {
                 // a yield or a stop; the loop's conditions tell which
@@ -286,6 +313,13 @@ final class Leadership {
                 Thread.sleep(Long.MAX_VALUE);
             }
         } finally {
+            if (lease.isHeld()) {
+                // ended by a yield or a stop: runAsLeader releases the lease next, on the election thread, and
+                // returns; a lease that ran out has nothing to release, and runAsLeader contends again
+                synchronized (this) {
+                    releasing = true;
+                }
+            }
             current = null;
             state = stopRequested ? LeadershipState.STOPPED : LeadershipState.FOLLOWING;
             log.info(

@@ -15,9 +15,12 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -38,6 +41,10 @@ class LeaderOnlyClusterTest {
 
     private final TestTable table;
     private final Node.Runs runs = new Node.Runs();
+
+    @AutoClose("shutdownNow")
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
     private final List<Node> nodes = new ArrayList<>();
 
     LeaderOnlyClusterTest(TestTable table) {
@@ -249,15 +256,18 @@ class LeaderOnlyClusterTest {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
 
-        CompletableFuture<Boolean> call = CompletableFuture.supplyAsync(() -> {
-            try {
-                return leader.sweeper().block(entered, release);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        // threads of the test's own: the common pool may have a single thread (2 cores), which the call would hold
+        CompletableFuture<Boolean> call = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return leader.sweeper().block(entered, release);
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                threads);
         assertThat(entered.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-        CompletableFuture<Void> closing = CompletableFuture.runAsync(leader::close);
+        CompletableFuture<Void> closing = CompletableFuture.runAsync(leader::close, threads);
 
         // while the call runs, the closing leader admits no new call and keeps its lease
         await().atMost(MARGIN).until(() -> !leader.runner().isRunning());

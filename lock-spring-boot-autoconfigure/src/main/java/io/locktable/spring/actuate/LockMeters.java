@@ -26,6 +26,7 @@ final class LockMeters {
     private final LeaderRunner runner;
     private final Set<String> leaders = ConcurrentHashMap.newKeySet();
     private final Map<String, Gauge> fences = new HashMap<>(); // guarded by this
+    private final ThreadLocal<Map<String, Long>> busySince = ThreadLocal.withInitial(HashMap::new);
 
     LockMeters(MeterRegistry registry, LockTable locks, LeaderRunner runner) {
         this.registry = registry;
@@ -36,9 +37,9 @@ final class LockMeters {
                         locks,
                         table -> table.heldLeases().size())
                 .description("The leases this instance holds")
-                .baseUnit("leases")
                 .strongReference(true)
                 .register(registry);
+        countersAtZero(LockTableMetrics.OTHER);
         if (runner != null) {
             runner.names().forEach(this::tag);
         }
@@ -63,8 +64,37 @@ final class LockMeters {
                     .description("@LeaderOnly calls skipped because this instance did not lead")
                     .tag("lock", name)
                     .register(registry);
+            countersAtZero(name);
         }
         return name;
+    }
+
+    /**
+     * Registers the counters of losses and failed renewals of a tag at zero, so that a query such as {@code
+     * increase(locktable_leases_lost_total[5m]) > 0} sees the first one (a series born at 1 shows no increase).
+     */
+    private void countersAtZero(String tag) {
+        for (LeaseEnd reason : new LeaseEnd[] {LeaseEnd.LOST, LeaseEnd.EXPIRED}) {
+            lostCounter(tag, reason);
+        }
+        renewalCounter(tag, true);
+        renewalCounter(tag, false);
+    }
+
+    private Counter lostCounter(String tag, LeaseEnd reason) {
+        return Counter.builder("locktable.leases.lost")
+                .description("Leases that ended without a release")
+                .tag("lock", tag)
+                .tag("reason", reason.name().toLowerCase(Locale.ROOT))
+                .register(registry);
+    }
+
+    private Counter renewalCounter(String tag, boolean success) {
+        return Counter.builder("locktable.renewals")
+                .description("Lease renewals")
+                .tag("lock", tag)
+                .tag("outcome", success ? "success" : "failure")
+                .register(registry);
     }
 
     void seen(String name) {
@@ -81,9 +111,25 @@ final class LockMeters {
                         .register(registry));
     }
 
+    /** Notes, on the acquiring thread, when an attempt of this call found the lock held. */
+    void busy(String name) {
+        busySince.get().put(name, System.nanoTime());
+    }
+
+    /**
+     * Times a finished call: in {@code locktable.acquire} when it did not wait for a holder (a single attempt: the
+     * time of the request), in {@code locktable.acquire.wait} when an attempt of it found the lock held and it went
+     * on waiting (the whole wait). A call waited when the lock was busy since it started, on this thread.
+     */
     void acquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {
-        Timer.builder("locktable.acquire")
-                .description("Calls of tryAcquire and acquire")
+        Long busyAt = busySince.get().remove(name);
+        long startedAt = System.nanoTime() - elapsed.toNanos();
+        boolean waited = outcome != AcquireOutcome.BUSY && busyAt != null && busyAt - startedAt >= 0;
+        Timer.builder(waited ? "locktable.acquire.wait" : "locktable.acquire")
+                .description(
+                        waited
+                                ? "Calls of acquire that waited for a holder, from the call to the end of the wait"
+                                : "Calls of tryAcquire and acquire that did not wait for a holder")
                 .tag("lock", tag(name))
                 .tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
                 .register(registry)
@@ -91,21 +137,11 @@ final class LockMeters {
     }
 
     void renewal(Lease lease, boolean success) {
-        Counter.builder("locktable.renewals")
-                .description("Lease renewals")
-                .tag("lock", tag(lease.name()))
-                .tag("outcome", success ? "success" : "failure")
-                .register(registry)
-                .increment();
+        renewalCounter(tag(lease.name()), success).increment();
     }
 
     void lost(Lease lease, LeaseEnd reason) {
-        Counter.builder("locktable.leases.lost")
-                .description("Leases that ended without a release")
-                .tag("lock", tag(lease.name()))
-                .tag("reason", reason.name().toLowerCase(Locale.ROOT))
-                .register(registry)
-                .increment();
+        lostCounter(tag(lease.name()), reason).increment();
         ended(lease);
     }
 

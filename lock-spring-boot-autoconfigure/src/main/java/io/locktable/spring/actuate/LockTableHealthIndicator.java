@@ -5,6 +5,7 @@ import io.locktable.LockTableListener;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.LeadershipState;
 import io.locktable.spring.LeadershipStatus;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -12,27 +13,48 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
- * The {@code locktable} health indicator: UP while the last request to the lock table succeeded and no leadership
- * of the leader runner is failing; DOWN with the error's message (never a stack trace) when the table cannot be
- * reached or does not exist, or when a leadership's last attempt failed. Its details name the table and the
- * leaderships this instance leads.
+ * The {@code locktable} health indicator: DOWN when requests to the lock table have been failing (the table cannot
+ * be reached or does not exist) or a leadership of the leader runner has been failing for the down-after time
+ * without a success in between; UP otherwise, with the error in the details while a failure is younger than that.
+ * The details name the table and the leaderships this instance leads; errors are shown by their message, never a
+ * stack trace.
  *
  * <p>It learns of requests as a {@link LockTableListener} (the auto-configured lock table calls every listener
- * bean). When it has seen no request for {@value #PROBE_SECONDS} seconds (an instance that holds no lease and leads
- * nothing), a health check sends one {@code DescribeTable} ({@link LockTable#verify()}), whose answer it keeps for
- * as long. Thread-safe.
+ * bean). When no request was seen for the probe interval (an instance that holds no lease and leads nothing), a
+ * health check asks the table with one {@code DescribeTable} ({@link LockTable#verify()}) on a thread of its own
+ * ({@code locktable-health}): the check waits for it at most the timeout, concurrent checks share one request, and
+ * the answer stands for the probe interval. No check ever blocks a request thread for longer than the timeout.
+ *
+ * <p>Spring Boot's liveness group holds only {@code livenessState} by default, so this indicator stays out of it:
+ * a lock table outage should not restart the application. Thread-safe.
  */
-public final class LockTableHealthIndicator implements HealthIndicator, LockTableListener, SmartInitializingSingleton {
+public final class LockTableHealthIndicator
+        implements HealthIndicator, LockTableListener, SmartInitializingSingleton, DisposableBean {
 
-    /** How long a request's outcome stands before a health check asks the table again. */
-    static final int PROBE_SECONDS = 10;
+    /** The default time a request's or a probe's outcome stands before a health check asks the table again. */
+    public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(10);
+
+    /** The default time a health check waits for the table's answer. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+
+    /** The default time a failure must last, without a success, before the indicator reports DOWN. */
+    public static final Duration DEFAULT_DOWN_AFTER = Duration.ofSeconds(30);
 
     /** How long the last error of a leadership without a request seen counts as failing. */
     private static final Duration UNSEEN_ERROR_WINDOW = Duration.ofMinutes(1);
@@ -40,34 +62,75 @@ public final class LockTableHealthIndicator implements HealthIndicator, LockTabl
     private final Supplier<LockTable> locks;
     private final Supplier<LeaderRunner> runner;
     private final Duration probeInterval;
+    private final Duration timeout;
+    private final Duration downAfter;
+    private final Clock clock;
     private final Map<String, Instant> leaderSuccesses = new ConcurrentHashMap<>();
+    private final Map<String, Instant> leaderFailingSince = new ConcurrentHashMap<>();
+    private final AtomicReference<Instant> tableFailingSince = new AtomicReference<>();
+    private final AtomicReference<CompletableFuture<Outcome>> probing = new AtomicReference<>();
+    private final ThreadPoolExecutor prober;
     private volatile Outcome lastRequest;
     private volatile Outcome lastProbe;
     private volatile LeaderRunner resolvedRunner;
     private volatile boolean resolved;
 
     /**
-     * Creates the indicator. The suppliers are asked once the context's singletons exist, so the indicator may be
-     * created before the lock table (it is one of the lock table's listeners).
+     * Creates the indicator with the default probe interval, timeout and down-after time. The suppliers are asked
+     * once the context's singletons exist, so the indicator may be created before the lock table (it is one of the
+     * lock table's listeners).
      *
      * @param locks the lock table; a null answer reports UNKNOWN
      * @param runner the leader runner, or a supplier of null when there is none
      */
     public LockTableHealthIndicator(Supplier<LockTable> locks, Supplier<LeaderRunner> runner) {
-        this(locks, runner, Duration.ofSeconds(PROBE_SECONDS));
-    }
-
-    LockTableHealthIndicator(Supplier<LockTable> locks, Supplier<LeaderRunner> runner, Duration probeInterval) {
-        this.locks = Objects.requireNonNull(locks, "locks");
-        this.runner = Objects.requireNonNull(runner, "runner");
-        this.probeInterval = Objects.requireNonNull(probeInterval, "probeInterval");
+        this(locks, runner, DEFAULT_PROBE_INTERVAL, DEFAULT_TIMEOUT, DEFAULT_DOWN_AFTER);
     }
 
     /**
-     * Checks the lock table: from the last request seen, or with one {@code DescribeTable} when none was seen
-     * lately.
+     * Creates the indicator.
      *
-     * @return UP or DOWN, with the table, the names this instance leads and, when DOWN, the error
+     * @param locks the lock table; a null answer reports UNKNOWN
+     * @param runner the leader runner, or a supplier of null when there is none
+     * @param probeInterval how long an outcome stands before a health check asks the table again
+     * @param timeout how long a health check waits for the table's answer
+     * @param downAfter how long a failure must last, without a success, before the indicator reports DOWN
+     */
+    public LockTableHealthIndicator(
+            Supplier<LockTable> locks,
+            Supplier<LeaderRunner> runner,
+            Duration probeInterval,
+            Duration timeout,
+            Duration downAfter) {
+        this(locks, runner, probeInterval, timeout, downAfter, Clock.systemUTC());
+    }
+
+    LockTableHealthIndicator(
+            Supplier<LockTable> locks,
+            Supplier<LeaderRunner> runner,
+            Duration probeInterval,
+            Duration timeout,
+            Duration downAfter,
+            Clock clock) {
+        this.locks = Objects.requireNonNull(locks, "locks");
+        this.runner = Objects.requireNonNull(runner, "runner");
+        this.probeInterval = Objects.requireNonNull(probeInterval, "probeInterval");
+        this.timeout = Objects.requireNonNull(timeout, "timeout");
+        this.downAfter = Objects.requireNonNull(downAfter, "downAfter");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.prober = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES, new LinkedBlockingQueue<>(), task -> {
+            Thread thread = new Thread(task, "locktable-health");
+            thread.setDaemon(true);
+            return thread;
+        });
+        prober.allowCoreThreadTimeOut(true);
+    }
+
+    /**
+     * Checks the lock table: from the last request seen, or with one {@code DescribeTable} (waited for at most the
+     * timeout) when none was seen for the probe interval.
+     *
+     * @return UP or DOWN, with the table, the names this instance leads and, while failing, the error
      */
     @Override
     public Health health() {
@@ -77,14 +140,25 @@ public final class LockTableHealthIndicator implements HealthIndicator, LockTabl
         }
         LeaderRunner leaders = runner();
         Outcome outcome = latest();
-        if (outcome == null || outcome.at().plus(probeInterval).isBefore(Instant.now())) {
+        if (outcome == null || isStale(outcome)) {
             outcome = probe(table);
         }
-        Map<String, String> failing = failing(leaders);
-        Health.Builder health = outcome.succeeded() && failing.isEmpty() ? Health.up() : Health.down();
+        Instant now = clock.instant();
+        Map<String, String> failing = new TreeMap<>();
+        boolean leadershipDown = false;
+        for (Map.Entry<String, Instant> failure : failing(leaders, now).entrySet()) {
+            failing.put(failure.getKey(), describeLeadership(leaders, failure.getKey()));
+            leadershipDown |= hasLasted(failure.getValue(), now);
+        }
+        Instant tableSince = tableFailingSince.get();
+        boolean tableDown = !outcome.succeeded() && tableSince != null && hasLasted(tableSince, now);
+        Health.Builder health = tableDown || leadershipDown ? Health.down() : Health.up();
         health.withDetail("table", table.tableName()).withDetail("leading", leading(leaders));
         if (!outcome.succeeded()) {
             health.withDetail("error", outcome.error()).withDetail("errorAt", Iso.instant(outcome.at()));
+            if (tableSince != null) {
+                health.withDetail("failingSince", Iso.instant(tableSince));
+            }
         }
         if (!failing.isEmpty()) {
             health.withDetail("failingLeaderships", failing);
@@ -98,18 +172,26 @@ public final class LockTableHealthIndicator implements HealthIndicator, LockTabl
         runner();
     }
 
+    /** Stops the probe's thread; called by the context when it closes. */
+    @Override
+    public void destroy() {
+        prober.shutdownNow();
+    }
+
     /**
-     * Notes a request that succeeded.
+     * Notes a request that succeeded: the table answers.
      *
      * @param name the lock it was for
      */
     @Override
     public void onRequestSucceeded(String name) {
-        Instant now = Instant.now();
+        Instant now = clock.instant();
+        record(new Outcome(now, null));
         lastRequest = new Outcome(now, null);
         LeaderRunner leaders = resolved ? resolvedRunner : null;
         if (leaders != null && leaders.status(name).isPresent()) {
             leaderSuccesses.put(name, now);
+            leaderFailingSince.remove(name);
         }
     }
 
@@ -121,7 +203,21 @@ public final class LockTableHealthIndicator implements HealthIndicator, LockTabl
      */
     @Override
     public void onRequestFailed(String name, Exception error) {
-        lastRequest = new Outcome(Instant.now(), describe(error));
+        Outcome failed = new Outcome(clock.instant(), describe(error));
+        record(failed);
+        lastRequest = failed;
+    }
+
+    /**
+     * Notes when a leadership started failing.
+     *
+     * @param name the leadership
+     * @param error the error
+     * @param failuresInRow how many acquires failed in a row
+     */
+    @Override
+    public void onLeadershipError(String name, Exception error, int failuresInRow) {
+        leaderFailingSince.putIfAbsent(name, clock.instant());
     }
 
     private LeaderRunner runner() {
@@ -130,6 +226,23 @@ public final class LockTableHealthIndicator implements HealthIndicator, LockTabl
             resolved = true;
         }
         return resolvedRunner;
+    }
+
+    private boolean isStale(Outcome outcome) {
+        return outcome.at().plus(probeInterval).isBefore(clock.instant());
+    }
+
+    private boolean hasLasted(Instant since, Instant now) {
+        return !since.plus(downAfter).isAfter(now);
+    }
+
+    /** A success ends a failure; the first failure after a success starts one. */
+    private void record(Outcome outcome) {
+        if (outcome.succeeded()) {
+            tableFailingSince.set(null);
+        } else {
+            tableFailingSince.compareAndSet(null, outcome.at());
+        }
     }
 
     private Outcome latest() {
@@ -141,18 +254,44 @@ public final class LockTableHealthIndicator implements HealthIndicator, LockTabl
         return probe == null || request.at().isAfter(probe.at()) ? request : probe;
     }
 
-    private synchronized Outcome probe(LockTable table) {
-        Outcome fresh = latest();
-        if (fresh != null && !fresh.at().plus(probeInterval).isBefore(Instant.now())) {
-            return fresh; // another health check probed meanwhile
+    /** Asks the table on the probe's thread, one request at a time, and waits at most the timeout. */
+    private Outcome probe(LockTable table) {
+        CompletableFuture<Outcome> running = probing.get();
+        if (running == null || running.isDone()) {
+            CompletableFuture<Outcome> fresh = new CompletableFuture<>();
+            if (probing.compareAndSet(running, fresh)) {
+                try {
+                    prober.execute(() -> fresh.complete(verify(table)));
+                } catch (RejectedExecutionException e) {
+                    fresh.complete(new Outcome(clock.instant(), "the health check is closed"));
+                }
+            }
+            running = probing.get();
         }
+        try {
+            return running.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            Outcome late = new Outcome(clock.instant(), "DescribeTable did not answer within " + timeout);
+            record(late);
+            lastProbe = late;
+            return late;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Outcome(clock.instant(), "the health check was interrupted");
+        } catch (ExecutionException e) {
+            return new Outcome(clock.instant(), describe(e.getCause()));
+        }
+    }
+
+    private Outcome verify(LockTable table) {
         Outcome outcome;
         try {
             table.verify();
-            outcome = new Outcome(Instant.now(), null);
+            outcome = new Outcome(clock.instant(), null);
         } catch (RuntimeException e) {
-            outcome = new Outcome(Instant.now(), describe(e));
+            outcome = new Outcome(clock.instant(), describe(e));
         }
+        record(outcome);
         lastProbe = outcome;
         return outcome;
     }
@@ -169,23 +308,27 @@ public final class LockTableHealthIndicator implements HealthIndicator, LockTabl
         return status.state() != LeadershipState.LEADING && failedAt.isAfter(now.minus(UNSEEN_ERROR_WINDOW));
     }
 
-    /** The failing leaderships, with their last error. */
-    private Map<String, String> failing(LeaderRunner leaders) {
-        Instant now = Instant.now();
-        Map<String, String> failing = new TreeMap<>();
+    /** The failing leaderships, with when they started failing (first seen, if no error event told earlier). */
+    private Map<String, Instant> failing(LeaderRunner leaders, Instant now) {
+        Map<String, Instant> failing = new TreeMap<>();
         if (leaders == null) {
             return failing;
         }
         for (String name : leaders.names()) {
             Optional<LeadershipStatus> status = leaders.status(name);
-            if (status.isEmpty() || status.get().lastErrorAt().isEmpty()) {
-                continue;
-            }
-            if (isFailing(status.get(), leaderSuccesses.get(name), now)) {
-                failing.put(name, status.get().lastError().orElse("failed"));
+            if (status.isPresent()
+                    && status.get().lastErrorAt().isPresent()
+                    && isFailing(status.get(), leaderSuccesses.get(name), now)) {
+                failing.put(name, leaderFailingSince.computeIfAbsent(name, n -> now));
+            } else {
+                leaderFailingSince.remove(name);
             }
         }
         return failing;
+    }
+
+    private static String describeLeadership(LeaderRunner leaders, String name) {
+        return leaders.status(name).flatMap(LeadershipStatus::lastError).orElse("failed");
     }
 
     private static List<String> leading(LeaderRunner leaders) {

@@ -23,12 +23,16 @@ import org.slf4j.LoggerFactory;
  * The {@code locktable.*} meters of a lock table and its leader runner:
  *
  * <ul>
- *   <li>gauge {@code locktable.leases.held}: how many leases this instance holds;
+ *   <li>gauge {@code locktable.leases.held}: how many leases this instance holds (no base unit, so Prometheus
+ *       shows {@code locktable_leases_held});
  *   <li>gauge {@code locktable.lease.fencing.token{lock}}: the fencing token of the lease held, removed when it is
  *       released or lost;
  *   <li>gauge {@code locktable.leader{lock}}: 1 while this instance leads the name, else 0;
- *   <li>timer {@code locktable.acquire{lock,outcome}}: each {@code tryAcquire} or {@code acquire} call, with outcome
- *       {@code acquired}, {@code taken_over}, {@code busy}, {@code timeout} or {@code error};
+ *   <li>timer {@code locktable.acquire{lock,outcome}}: each {@code tryAcquire} or {@code acquire} call that did not
+ *       wait for a holder (one attempt), with outcome {@code acquired}, {@code taken_over}, {@code busy}, {@code
+ *       timeout} or {@code error};
+ *   <li>timer {@code locktable.acquire.wait{lock,outcome}}: each {@code acquire} call that found the lock held and
+ *       waited (a follower of a leadership, say), from the call to the end of its wait;
  *   <li>counter {@code locktable.renewals{lock,outcome}}: renewals, outcome {@code success} or {@code failure};
  *   <li>counter {@code locktable.leases.lost{lock,reason}}: leases that ended without a release, reason {@code
  *       lost} or {@code expired};
@@ -37,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>The {@code lock} tag is the lock's name only for the names of the leader runner (those of the {@link
- * LeaderOnly} methods); every other lock is tagged {@value #OTHER}, which keeps the number of series bounded.
+ * LeaderOnly} methods); every other lock is tagged {@value #OTHER}, which keeps the number of series bounded. The
+ * loss and renewal counters of every such tag exist from the start, at zero.
  *
  * <p>The values come from the lock table's events, which reach this binder as a {@link LockTableListener} (the
  * auto-configured lock table calls every listener bean), and from the leader runner and the lock table's memory;
@@ -106,7 +111,10 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener {
      */
     @Override
     public void onBusy(String name, LockRecord holder) {
-        each(m -> m.seen(name));
+        each(m -> {
+            m.seen(name);
+            m.busy(name);
+        });
     }
 
     /**

@@ -8,10 +8,15 @@ import io.locktable.LockTable;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.LeadershipState;
 import io.locktable.spring.LeadershipStatus;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -25,7 +30,7 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * owner id and holder name, every lease it holds and every leadership of its {@link LeaderRunner}; {@code GET
  * /actuator/locks/{name}} shows one lock's item as stored (one strongly consistent read) beside this instance's
  * lease of it, or answers 404 when the lock has no item; {@code POST /actuator/locks/{name}} steps down from that
- * leadership ({@link LeaderRunner#yield(String)}).
+ * leadership ({@link LeaderRunner#yieldAsync(String)}).
  *
  * <p>Its default access is {@link Access#READ_ONLY}: the step-down exists only with {@code
  * management.endpoint.locks.access=unrestricted}. Durations are ISO-8601 ({@code PT24.1S}), instants ISO-8601 in UTC
@@ -34,6 +39,10 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 @Endpoint(id = "locks", defaultAccess = Access.READ_ONLY)
 public final class LocksEndpoint {
 
+    /** How long a step-down request waits for the lease to be released before it answers 202 Accepted. */
+    public static final Duration STEP_DOWN_WAIT = Duration.ofSeconds(2);
+
+    private static final int STATUS_ACCEPTED = 202;
     private static final int STATUS_CONFLICT = 409;
 
     private final LockTable locks;
@@ -107,22 +116,35 @@ public final class LocksEndpoint {
     }
 
     /**
-     * Steps down from a leadership so that another instance takes it: waits for the calls in flight, releases the
-     * lease and keeps this instance out of the election for two leases. Exists only with {@code
-     * management.endpoint.locks.access=unrestricted}.
+     * Steps down from a leadership so that another instance takes it ({@link LeaderRunner#yieldAsync(String)}): no
+     * new call is admitted at once; the calls in flight finish and the lease is released on the runner's threads;
+     * this instance stays out of the election for two leases. The request waits for that at most {@link
+     * #STEP_DOWN_WAIT}, never a lease. Exists only with {@code management.endpoint.locks.access=unrestricted}.
      *
      * @param name the name of the leadership
-     * @return the leadership's status afterwards, or a 404 response when this instance has no leadership of that
-     *     name
+     * @return the leadership's status: 200 once the lease is released, 202 while calls in flight still hold it; a
+     *     404 response when this instance has no leadership of that name
      */
     @WriteOperation
     public WebEndpointResponse<LeaderDescriptor> stepDown(@Selector String name) {
         if (runner == null || runner.status(name).isEmpty()) {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
         }
-        runner.yield(name);
+        CompletableFuture<Void> released = runner.yieldAsync(name).toCompletableFuture();
+        int status = WebEndpointResponse.STATUS_OK;
+        try {
+            released.get(STEP_DOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            status = STATUS_ACCEPTED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            status = STATUS_ACCEPTED;
+        } catch (ExecutionException e) {
+            // a step-down does not fail; the status below tells where it stands
+        }
+        int code = status;
         return runner.status(name)
-                .map(status -> new WebEndpointResponse<>(LeaderDescriptor.of(status)))
+                .map(leadership -> new WebEndpointResponse<>(LeaderDescriptor.of(leadership), code))
                 .orElseGet(() -> new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND));
     }
 

@@ -7,9 +7,10 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -19,6 +20,7 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class})
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class, LockTable.class})
+@ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
 public final class LockTableActuatorAutoConfiguration {
 
     LockTableActuatorAutoConfiguration() {}
@@ -26,7 +28,7 @@ public final class LockTableActuatorAutoConfiguration {
     @Bean
     @ConditionalOnAvailableEndpoint
     @ConditionalOnMissingBean
-    @ConditionalOnBean(LockTable.class)
+    @ConditionalOnSingleCandidate(LockTable.class)
     LocksEndpoint locksEndpoint(LockTable lockTable, ObjectProvider<LeaderRunner> leaderRunner) {
         return new LocksEndpoint(lockTable, leaderRunner.getIfUnique());
     }

@@ -4,38 +4,65 @@ import io.locktable.LockTable;
 import io.locktable.LockTableListener;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * The {@link LockTable} of {@code locktable.*}, over the context's {@link DynamoDbClient}, closed (its leases
- * released) when the context closes. At startup it checks the table with {@link LockTable#verify()} (or creates
- * it first with {@code locktable.create-table=true}); a missing or unfit table stops startup. A DAX client is
- * refused. Its events go to every {@link LockTableListener} bean. Backs off when the context has a {@code
- * LockTable} of its own.
+ * The {@link LockTable} of {@code locktable.*}, closed (its leases released) when the context closes. It uses the
+ * {@link DynamoDbClient} marked {@link LockTableDynamoDbClient @LockTableDynamoDbClient}, else the context's single
+ * (or primary) client; with several clients and neither, it backs off. At startup it checks the table with {@link
+ * LockTable#verify()} (or creates it first with {@code locktable.create-table=true}); a missing or unfit table
+ * stops startup. A DAX client is refused. Its events go to every {@link LockTableListener} bean, and every {@link
+ * LockTableBuilderCustomizer} bean adjusts it before it is built. Backs off when the context has a {@code
+ * LockTable} of its own (or several).
  */
 @AutoConfiguration(after = LockTableDynamoDbClientAutoConfiguration.class)
 @ConditionalOnClass(LockTable.class)
 @EnableConfigurationProperties(LockTableProperties.class)
+@ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
 public final class LockTableAutoConfiguration {
 
     LockTableAutoConfiguration() {}
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
+    @Conditional(LockTableClientCondition.class)
     LockTable lockTable(
-            DynamoDbClient dynamoDbClient,
+            @LockTableDynamoDbClient ObjectProvider<DynamoDbClient> lockTableDynamoDbClient,
+            ObjectProvider<DynamoDbClient> dynamoDbClient,
             LockTableProperties properties,
             Environment environment,
-            ObjectProvider<LockTableListener> listeners) {
+            ObjectProvider<LockTableListener> listeners,
+            ObjectProvider<LockTableBuilderCustomizer> customizers) {
+        DynamoDbClient client = lockTableDynamoDbClient.getIfAvailable(dynamoDbClient::getObject);
         return LockTables.create(
-                dynamoDbClient,
+                client,
                 properties,
                 DefaultHolder.of(environment),
-                LockTableListener.forwardingTo(new ListenerBeans(listeners)));
+                LockTableListener.forwardingTo(new ListenerBeans(listeners)),
+                builder -> customizers.orderedStream().forEach(customizer -> customizer.customize(builder)));
+    }
+
+    /** A client for the locks: one marked {@code @LockTableDynamoDbClient}, or the context's single candidate. */
+    static final class LockTableClientCondition extends AnyNestedCondition {
+
+        LockTableClientCondition() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnBean(annotation = LockTableDynamoDbClient.class)
+        static final class Qualified {}
+
+        @ConditionalOnSingleCandidate(DynamoDbClient.class)
+        static final class SingleCandidate {}
     }
 }

@@ -1,6 +1,7 @@
 package io.locktable.spring.autoconfigure;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -19,6 +20,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 @AutoConfiguration(afterName = "io.awspring.cloud.autoconfigure.dynamodb.DynamoDbAutoConfiguration")
 @ConditionalOnClass(DynamoDbClient.class)
 @EnableConfigurationProperties(LockTableProperties.class)
+@ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
 public final class LockTableDynamoDbClientAutoConfiguration {
 
     LockTableDynamoDbClientAutoConfiguration() {}

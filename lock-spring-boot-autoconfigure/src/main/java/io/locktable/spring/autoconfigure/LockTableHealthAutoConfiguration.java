@@ -5,22 +5,26 @@ import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.actuate.LockTableHealthIndicator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
 /**
  * The {@code locktable} health indicator ({@link LockTableHealthIndicator}), when Spring Boot's health module is on
- * the class path, unless {@code management.health.locktable.enabled=false}. The indicator is a listener of the
- * auto-configured lock table. Backs off when the context has a bean named {@code locktableHealthIndicator} or
+ * the class path, unless {@code management.health.locktable.enabled=false}, set by {@code locktable.health.*}. The
+ * indicator is a listener of the auto-configured lock table. Spring Boot's liveness group leaves it out. Backs off when the context has a bean named {@code locktableHealthIndicator} or
  * {@code locktableHealthContributor}, or a {@code LockTableHealthIndicator}.
  */
 @AutoConfiguration(after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class})
 @ConditionalOnClass({HealthIndicator.class, LockTable.class})
-@ConditionalOnBean(LockTable.class)
+@EnableConfigurationProperties(LockTableProperties.class)
+@ConditionalOnSingleCandidate(LockTable.class)
+@ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
 public final class LockTableHealthAutoConfiguration {
 
     LockTableHealthAutoConfiguration() {}
@@ -31,7 +35,15 @@ public final class LockTableHealthAutoConfiguration {
             value = LockTableHealthIndicator.class,
             name = {"locktableHealthIndicator", "locktableHealthContributor"})
     LockTableHealthIndicator locktableHealthIndicator(
-            ObjectProvider<LockTable> lockTable, ObjectProvider<LeaderRunner> leaderRunner) {
-        return new LockTableHealthIndicator(lockTable::getIfUnique, leaderRunner::getIfUnique);
+            ObjectProvider<LockTable> lockTable,
+            ObjectProvider<LeaderRunner> leaderRunner,
+            LockTableProperties properties) {
+        LockTableProperties.Health health = properties.getHealth();
+        return new LockTableHealthIndicator(
+                lockTable::getIfUnique,
+                leaderRunner::getIfUnique,
+                LockTables.positive("locktable.health.probe-interval", health.getProbeInterval()),
+                LockTables.positive("locktable.health.timeout", health.getTimeout()),
+                LockTables.notNegative("locktable.health.down-after", health.getDownAfter()));
     }
 }

@@ -7,8 +7,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -23,7 +25,9 @@ import org.springframework.context.annotation.Bean;
             "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
         })
 @ConditionalOnClass({MeterRegistry.class, LockTable.class})
-@ConditionalOnBean({LockTable.class, MeterRegistry.class})
+@ConditionalOnSingleCandidate(LockTable.class)
+@ConditionalOnBean(MeterRegistry.class)
+@ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
 public final class LockTableMetricsAutoConfiguration {
 
     LockTableMetricsAutoConfiguration() {}

@@ -2,7 +2,9 @@ package io.locktable.spring.autoconfigure;
 
 import java.net.URI;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
 
 /**
  * The {@code locktable.*} properties of the auto-configured {@link io.locktable.LockTable}, {@link
@@ -18,6 +20,14 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties("locktable")
 public final class LockTableProperties {
+
+    /**
+     * Whether the starter configures anything. When false it contributes no bean: no LockTable, no leader runner,
+     * no @LeaderOnly advisor (so @LeaderOnly methods run on every instance like plain methods), no endpoint, meters
+     * or health indicator. To keep an instance from running @LeaderOnly methods, set locktable.leader.enabled=false
+     * instead.
+     */
+    private boolean enabled = true;
 
     /**
      * The DynamoDB table that holds the locks, with string key attributes. Required, unless the context defines a
@@ -37,7 +47,11 @@ public final class LockTableProperties {
      */
     private String holder;
 
-    /** How long a leader's lease lasts without a renewal, from 1s to 1d, for @LeaderOnly methods that set none. */
+    /**
+     * How long a leader's lease lasts without a renewal, from 1s to 1d, for @LeaderOnly methods that set none. A
+     * number without a unit is in seconds.
+     */
+    @DurationUnit(ChronoUnit.SECONDS)
     private Duration leaseDuration = Duration.ofSeconds(30);
 
     /**
@@ -51,6 +65,26 @@ public final class LockTableProperties {
     private final Leader leader = new Leader();
 
     private final Dynamodb dynamodb = new Dynamodb();
+
+    private final Health health = new Health();
+
+    /**
+     * Whether the starter configures anything.
+     *
+     * @return true unless switched off
+     */
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    /**
+     * Sets whether the starter configures anything.
+     *
+     * @param enabled false to contribute no bean
+     */
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
 
     /**
      * The table that holds the locks.
@@ -161,6 +195,15 @@ public final class LockTableProperties {
     }
 
     /**
+     * The settings of the health indicator.
+     *
+     * @return the health settings
+     */
+    public Health getHealth() {
+        return health;
+    }
+
+    /**
      * The time-to-live settings of the lock items.
      *
      * @return the time-to-live settings
@@ -202,7 +245,11 @@ public final class LockTableProperties {
          */
         private String attribute;
 
-        /** How long a lock item outlives the end of its last lease before DynamoDB may delete it. */
+        /**
+         * How long a lock item outlives the end of its last lease before DynamoDB may delete it. A number without a
+         * unit is in seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
         private Duration retention = Duration.ofDays(7);
 
         /**
@@ -252,6 +299,15 @@ public final class LockTableProperties {
         private boolean enabled = true;
 
         /**
+         * How long stopping the leader runner may take at most, when the application shuts down: waiting for the
+         * @LeaderOnly calls in flight, then releasing the leases (for every name at once). A lease still held then is
+         * released when the lock table closes. Keep it below spring.lifecycle.timeout-per-shutdown-phase. A number
+         * without a unit is in seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration shutdownTimeout = Duration.ofSeconds(20);
+
+        /**
          * Whether this instance takes part in leader elections.
          *
          * @return true if it does
@@ -267,6 +323,103 @@ public final class LockTableProperties {
          */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+        /**
+         * How long stopping the leader runner may take at most.
+         *
+         * @return the shutdown timeout
+         */
+        public Duration getShutdownTimeout() {
+            return shutdownTimeout;
+        }
+
+        /**
+         * Sets how long stopping the leader runner may take at most.
+         *
+         * @param shutdownTimeout the shutdown timeout, zero or more
+         */
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+        }
+    }
+
+    /** The settings of the {@code locktable} health indicator. */
+    public static final class Health {
+
+        /**
+         * How long the outcome of a request to the lock table (or of the health check's own DescribeTable) stands
+         * before a health check asks the table again. A number without a unit is in seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration probeInterval = Duration.ofSeconds(10);
+
+        /**
+         * How long a health check waits for the table's answer to its DescribeTable; no answer counts as a failure.
+         * A number without a unit is in seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration timeout = Duration.ofSeconds(2);
+
+        /**
+         * How long requests to the lock table, or a leadership, must keep failing without a success before the
+         * indicator reports DOWN; until then it reports UP with the error. A number without a unit is in seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration downAfter = Duration.ofSeconds(30);
+
+        /**
+         * How long an outcome stands.
+         *
+         * @return the probe interval
+         */
+        public Duration getProbeInterval() {
+            return probeInterval;
+        }
+
+        /**
+         * Sets how long an outcome stands.
+         *
+         * @param probeInterval the probe interval
+         */
+        public void setProbeInterval(Duration probeInterval) {
+            this.probeInterval = probeInterval;
+        }
+
+        /**
+         * How long a health check waits for the table.
+         *
+         * @return the timeout
+         */
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        /**
+         * Sets how long a health check waits for the table.
+         *
+         * @param timeout the timeout
+         */
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        /**
+         * How long a failure lasts before DOWN.
+         *
+         * @return the down-after time
+         */
+        public Duration getDownAfter() {
+            return downAfter;
+        }
+
+        /**
+         * Sets how long a failure lasts before DOWN.
+         *
+         * @param downAfter the down-after time, zero for at once
+         */
+        public void setDownAfter(Duration downAfter) {
+            this.downAfter = downAfter;
         }
     }
 

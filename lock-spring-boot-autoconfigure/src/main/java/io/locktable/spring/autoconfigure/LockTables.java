@@ -4,12 +4,16 @@ import io.locktable.LockTable;
 import io.locktable.LockTableListener;
 import io.locktable.LockTableOptions;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.util.ClassUtils;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbServiceClientConfiguration;
@@ -29,11 +33,17 @@ final class LockTables {
     private static final Set<String> LOCK_ATTRIBUTES = Set.of("_type", "owner", "rvn", "fence", "leaseMs", "holder");
     private static final int MAX_NAME_LENGTH = 255;
     private static final int MAX_HOLDER_LENGTH = 256;
+    private static final String DAX_CLIENT = "software.amazon.dax.ClusterDaxClient";
+    private static final String DAX_PACKAGE = "software.amazon.dax.";
 
     private LockTables() {}
 
     static LockTable create(
-            DynamoDbClient client, LockTableProperties properties, String defaultHolder, LockTableListener listener) {
+            DynamoDbClient client,
+            LockTableProperties properties,
+            String defaultHolder,
+            LockTableListener listener,
+            Consumer<LockTable.Builder> customizer) {
         refuseDax(client);
         String table = tableName(properties);
         String partitionKey = partitionKey(properties);
@@ -51,7 +61,9 @@ final class LockTables {
                     "Fix locktable.table-name, locktable.partition-key and locktable.sort-key.",
                     e);
         }
-        LockTable locks = builder.listener(listener).build();
+        builder.listener(listener);
+        customizer.accept(builder);
+        LockTable locks = builder.build();
         try {
             prepare(client, locks, properties);
         } catch (RuntimeException e) {
@@ -67,24 +79,81 @@ final class LockTables {
         if (lease == null
                 || lease.compareTo(LockTable.MIN_LEASE_DURATION) < 0
                 || lease.compareTo(LockTable.MAX_LEASE_DURATION) > 0) {
+            String range = simple(LockTable.MIN_LEASE_DURATION) + " to " + simple(LockTable.MAX_LEASE_DURATION);
             throw new LockTableConfigurationException(
-                    "locktable.lease-duration is " + lease + ", outside the range a lease may have, 1s to 1d.",
-                    "Set locktable.lease-duration from 1s to 1d, such as 30s: about how long a crashed leader's"
+                    "locktable.lease-duration is " + lease + ", outside the range a lease may have, " + range + ".",
+                    "Set locktable.lease-duration from " + range + ", such as 30s: about how long a crashed leader's"
                             + " work stays undone.");
         }
         return lease;
     }
 
-    static void refuseDax(DynamoDbClient client) {
-        String type = client.getClass().getName();
-        if (type.toLowerCase(Locale.ROOT).contains("dax")) {
+    /** The bound of the leader runner's stop, checked. */
+    static Duration shutdownTimeout(LockTableProperties properties) {
+        return notNegative(
+                "locktable.leader.shutdown-timeout", properties.getLeader().getShutdownTimeout());
+    }
+
+    /** A duration property that must be more than zero, checked. */
+    static Duration positive(String property, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
             throw new LockTableConfigurationException(
-                    "The DynamoDbClient of the context is a DAX client (" + type + "). DAX serves reads from a cache"
-                            + " that is not strongly consistent, and the lock protocol depends on strongly consistent"
-                            + " reads: two instances could hold one lock.",
-                    "Define a plain DynamoDbClient bean for the locks (DynamoDbClient.create()), or a LockTable bean"
-                            + " of your own built on one.");
+                    property + " is " + value + "; it must be more than zero.",
+                    "Set " + property + " to a positive duration, such as 2s, or leave it unset for its default.");
         }
+        return value;
+    }
+
+    /** A duration property that must be zero or more, checked. */
+    static Duration notNegative(String property, Duration value) {
+        if (value == null || value.isNegative()) {
+            throw new LockTableConfigurationException(
+                    property + " is " + value + "; it must be zero or more.",
+                    "Set " + property + " to zero or a positive duration, or leave it unset for its default.");
+        }
+        return value;
+    }
+
+    /** A duration as a property would say it: 30s, 1d, 500ms. */
+    private static String simple(Duration duration) {
+        for (ChronoUnit unit : new ChronoUnit[] {ChronoUnit.DAYS, ChronoUnit.HOURS, ChronoUnit.MINUTES}) {
+            if (duration.toMillis() % unit.getDuration().toMillis() == 0) {
+                return DurationStyle.SIMPLE.print(duration, unit);
+            }
+        }
+        return duration.toMillis() % 1000 == 0
+                ? DurationStyle.SIMPLE.print(duration, ChronoUnit.SECONDS)
+                : DurationStyle.SIMPLE.print(duration, ChronoUnit.MILLIS);
+    }
+
+    static void refuseDax(DynamoDbClient client) {
+        if (isDax(client)) {
+            throw new LockTableConfigurationException(
+                    "The DynamoDbClient for the locks is a DAX client ("
+                            + AopUtils.getTargetClass(client).getName()
+                            + "). DAX serves reads from a cache that is not strongly consistent, and the lock protocol"
+                            + " depends on strongly consistent reads: two instances could hold one lock.",
+                    "Define a plain DynamoDbClient bean (DynamoDbClient.create()) and mark it with"
+                            + " @LockTableDynamoDbClient: the locks use it, and with @Bean(defaultCandidate = false)"
+                            + " the rest of the application keeps getting the DAX client. Or define a LockTable bean"
+                            + " of your own built on a plain client.");
+        }
+    }
+
+    /**
+     * Tells a DAX client by its type: an instance of the DAX SDK's {@value #DAX_CLIENT} (looked up only when that
+     * class is on the class path), or of any class of the DAX SDK's package. A Spring AOP proxy is looked through.
+     */
+    static boolean isDax(DynamoDbClient client) {
+        Class<?> type = AopUtils.getTargetClass(client);
+        if (type.getName().startsWith(DAX_PACKAGE)) {
+            return true;
+        }
+        ClassLoader loader = type.getClassLoader();
+        if (!ClassUtils.isPresent(DAX_CLIENT, loader)) {
+            return false;
+        }
+        return ClassUtils.resolveClassName(DAX_CLIENT, loader).isAssignableFrom(type);
     }
 
     private static String tableName(LockTableProperties properties) {

@@ -31,7 +31,7 @@ class LockTableHealthTest {
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
         table = DynamoDbEngines.current().createTable("LockTableHealthTest", "pk", "sk");
-        for (String property : ObservedApp.properties(table, "node-h", JOB)) {
+        for (String property : ObservedApp.properties(table, "node-h", JOB, "locktable.health.down-after=0")) {
             int split = property.indexOf('=');
             registry.add(property.substring(0, split), () -> property.substring(split + 1));
         }

@@ -1,18 +1,35 @@
 package io.locktable.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.locktable.Lease;
 import io.locktable.LockTable;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.reactivestreams.Publisher;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.annotation.AliasFor;
+import org.springframework.util.ClassUtils;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /** How {@code @LeaderOnly} declarations are read at startup: names, placeholders, leases, and the refused ones. */
@@ -44,13 +61,28 @@ class LeaderOnlyDeclarationTest {
     }
 
     @Test
-    void aClassBasedProxyCoversBeansWithInterfaces() {
-        runner.withPropertyValues("spring.application.name=orders")
-                .withBean(WithInterface.class)
-                .run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(WithInterface.class).work()).isNull(); // not leading yet: skipped
-                });
+    void aComposedAnnotationIsFoundAtStartupAndChecksItsCalls() {
+        runner.withBean(Composed.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            LeaderRunner leaders = context.getBean(LeaderRunner.class);
+            assertThat(leaders.names()).containsExactly("nightly-report", "weekly-report");
+
+            Composed composed = context.getBean(Composed.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> leaders.isLeader("nightly-report"));
+            Lease lease = leaders.lease("nightly-report").orElseThrow();
+            assertThat(lease.duration()).as("the composed annotation's lease").isEqualTo(Duration.ofSeconds(3));
+            assertThat(composed.nightly()).isEqualTo(lease.fencingToken());
+            leaders.yield("nightly-report");
+            assertThat(composed.nightly()).as("skipped").isNull();
+        });
+    }
+
+    @Test
+    void aComposedAnnotationIsCheckedLikeLeaderOnly() {
+        runner.withBean(ComposedPrimitive.class)
+                .run(context -> assertThat(
+                                Analyses.of(context.getStartupFailure()).getDescription())
+                        .contains(ComposedPrimitive.class.getName() + ".count() returns the primitive int"));
     }
 
     @Test
@@ -64,6 +96,48 @@ class LeaderOnlyDeclarationTest {
                     .isEqualTo("Declare it to return void, a wrapper type such as Integer (null when skipped) or an"
                             + " Optional (empty when skipped).");
         });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("deferredWork")
+    void aMethodWhoseWorkRunsAfterItReturnedFailsStartup(Class<?> bean, String what) {
+        runner.withBean(bean).run(context -> {
+            FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
+            assertThat(analysis.getDescription())
+                    .startsWith("@LeaderOnly method " + bean.getName() + ".run() " + what + ": the leadership is"
+                            + " checked and the lease bound only while the method runs");
+            assertThat(analysis.getAction()).startsWith("Declare it to return void, a value or an Optional");
+        });
+    }
+
+    static Stream<Arguments> deferredWork() {
+        return Stream.of(
+                Arguments.of(ReturnsCompletableFuture.class, "returns java.util.concurrent.CompletableFuture"),
+                Arguments.of(ReturnsCompletionStage.class, "returns java.util.concurrent.CompletionStage"),
+                Arguments.of(ReturnsFuture.class, "returns java.util.concurrent.Future"),
+                Arguments.of(ReturnsPublisher.class, "returns the reactive type org.reactivestreams.Publisher"));
+    }
+
+    /** Reactor and Kotlin are not on the test class path: their types are made up, and told by their names. */
+    @ParameterizedTest(name = "{1}")
+    @MethodSource("deferredWorkOfMissingLibraries")
+    void aMethodWhoseWorkRunsAfterItReturnedFailsStartupWithLibrariesToldByName(ClassLoader loader, String what) {
+        runner.withClassLoader(loader)
+                .withBean(MissingLibraryTypes.JOB, ClassUtils.resolveClassName(MissingLibraryTypes.JOB, loader))
+                .run(context -> assertThat(
+                                Analyses.of(context.getStartupFailure()).getDescription())
+                        .startsWith("@LeaderOnly method " + MissingLibraryTypes.JOB + ".run() " + what + ": "));
+    }
+
+    static Stream<Arguments> deferredWorkOfMissingLibraries() {
+        return Stream.of(
+                Arguments.of(
+                        MissingLibraryTypes.returning("reactor.core.publisher.Mono"),
+                        "returns the reactive type reactor.core.publisher.Mono"),
+                Arguments.of(
+                        MissingLibraryTypes.returning("reactor.core.publisher.Flux"),
+                        "returns the reactive type reactor.core.publisher.Flux"),
+                Arguments.of(MissingLibraryTypes.suspendFunction(), "is a Kotlin suspend function"));
     }
 
     @Test
@@ -135,16 +209,35 @@ class LeaderOnlyDeclarationTest {
         public void byName() {}
     }
 
-    /** An interface of the bean: the proxy is class-based all the same. */
-    interface Work {
-        String work();
+    /** A composed annotation of the application's, naming the leadership through an alias. */
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
+    @LeaderOnly(leaseDuration = "3s")
+    @interface ReportJob {
+        @AliasFor(annotation = LeaderOnly.class, attribute = "name")
+        String value();
     }
 
-    static class WithInterface implements Work {
-        @Override
-        @LeaderOnly
-        public String work() {
-            return "ran";
+    /** A composed annotation with a fixed name, itself composed of the one above. */
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.METHOD)
+    @ReportJob("weekly-report")
+    @interface WeeklyReport {}
+
+    static class Composed {
+        @ReportJob("nightly-report")
+        public Long nightly() {
+            return Lease.current().orElseThrow().fencingToken();
+        }
+
+        @WeeklyReport
+        public void weekly() {}
+    }
+
+    static class ComposedPrimitive {
+        @ReportJob("composed-primitive")
+        public int count() {
+            return 1;
         }
     }
 
@@ -152,6 +245,34 @@ class LeaderOnlyDeclarationTest {
         @LeaderOnly("primitive")
         public int count() {
             return 1;
+        }
+    }
+
+    static class ReturnsCompletableFuture {
+        @LeaderOnly("deferred")
+        public CompletableFuture<String> run() {
+            return CompletableFuture.completedFuture("done");
+        }
+    }
+
+    static class ReturnsCompletionStage {
+        @LeaderOnly("deferred")
+        public CompletionStage<String> run() {
+            return CompletableFuture.completedFuture("done");
+        }
+    }
+
+    static class ReturnsFuture {
+        @LeaderOnly("deferred")
+        public Future<String> run() {
+            return CompletableFuture.completedFuture("done");
+        }
+    }
+
+    static class ReturnsPublisher {
+        @LeaderOnly("deferred")
+        public Publisher<String> run() {
+            return subscriber -> {};
         }
     }
 

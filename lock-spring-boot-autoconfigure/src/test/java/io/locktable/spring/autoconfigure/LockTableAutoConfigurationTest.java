@@ -26,12 +26,15 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.dax.ClusterDaxClient;
 
 /** Conditions and back-off of the auto-configuration, against the real engine wherever a table is checked. */
 @DynamoDbEngineTest
@@ -172,6 +175,18 @@ class LockTableAutoConfigurationTest {
     }
 
     @Test
+    void aNumberWithoutAUnitIsInSecondsForLeaseScaleDurations() {
+        withEngineClient()
+                .withPropertyValues("locktable.lease-duration=30", "locktable.time-to-live.retention=3600")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    LockTableProperties properties = context.getBean(LockTableProperties.class);
+                    assertThat(properties.getLeaseDuration()).isEqualTo(Duration.ofSeconds(30));
+                    assertThat(properties.getTimeToLive().getRetention()).isEqualTo(Duration.ofHours(1));
+                });
+    }
+
+    @Test
     void badKeyNamesAreDescribed() {
         withEngineClient().withPropertyValues("locktable.partition-key=owner").run(context -> {
             FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
@@ -230,14 +245,62 @@ class LockTableAutoConfigurationTest {
     }
 
     @Test
-    void refusesADaxClient() {
+    void refusesADaxClientByItsType() {
         runner.withBean(DynamoDbClient.class, FakeDaxClient::new).run(context -> {
             FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
             assertThat(analysis.getDescription())
-                    .startsWith("The DynamoDbClient of the context is a DAX client (" + FakeDaxClient.class.getName())
+                    .startsWith("The DynamoDbClient for the locks is a DAX client (" + FakeDaxClient.class.getName())
                     .contains("not strongly consistent");
-            assertThat(analysis.getAction()).startsWith("Define a plain DynamoDbClient bean for the locks");
+            assertThat(analysis.getAction())
+                    .startsWith("Define a plain DynamoDbClient bean (DynamoDbClient.create()) and mark it with"
+                            + " @LockTableDynamoDbClient")
+                    .contains("@Bean(defaultCandidate = false)");
         });
+        assertThat(LockTables.isDax(new ClusterDaxClient())).isTrue();
+        assertThat(LockTables.isDax(new DaxNamedClient()))
+                .as("a name is no type")
+                .isFalse();
+        assertThat(LockTables.isDax(engine.client())).isFalse();
+    }
+
+    @Test
+    void aDaxClientOfTheApplicationIsLeftAloneWhenAPlainOneIsMarkedForTheLocks() {
+        runner.withBean(DynamoDbEngine.class, () -> engine)
+                .withUserConfiguration(DaxAndMarkedPlainClient.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(LockTable.class);
+                    assertThat(context.getBean(DynamoDbClient.class)).isInstanceOf(FakeDaxClient.class);
+                    Lease lease = context.getBean(LockTable.class)
+                            .tryAcquire("beside-dax-" + UUID.randomUUID(), Duration.ofSeconds(2))
+                            .orElseThrow();
+                    lease.release();
+                });
+    }
+
+    /** The application's DAX client, and a plain client for the locks only. */
+    @Configuration(proxyBeanMethods = false)
+    static class DaxAndMarkedPlainClient {
+        @Bean
+        DynamoDbClient dax() {
+            return new FakeDaxClient();
+        }
+
+        @Bean(defaultCandidate = false)
+        @LockTableDynamoDbClient
+        DynamoDbClient locks(DynamoDbEngine engine) {
+            return engine.newClient(o -> {});
+        }
+    }
+
+    /** A plain client whose class name says DAX. */
+    static final class DaxNamedClient implements DynamoDbClient {
+        @Override
+        public String serviceName() {
+            return "dynamodb";
+        }
+
+        @Override
+        public void close() {}
     }
 
     @Test

@@ -1,0 +1,39 @@
+package io.locktable.spring;
+
+import java.lang.reflect.Method;
+import java.util.Map;
+import org.springframework.aot.hint.ExecutableMode;
+import org.springframework.aot.hint.ReflectionHints;
+import org.springframework.beans.factory.aot.BeanRegistrationAotContribution;
+import org.springframework.beans.factory.aot.BeanRegistrationAotProcessor;
+import org.springframework.beans.factory.support.RegisteredBean;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Ahead-of-time processing for {@link LeaderOnly}: for each bean with {@code @LeaderOnly} methods, the reflection
+ * hints a native image needs at runtime, when the advisor reads those methods at startup and the proxy calls them.
+ * Registered in {@code META-INF/spring/aot.factories}.
+ */
+final class LeaderOnlyBeanRegistrationAotProcessor implements BeanRegistrationAotProcessor {
+
+    @Override
+    public BeanRegistrationAotContribution processAheadOfTime(RegisteredBean registeredBean) {
+        Class<?> type = ClassUtils.getUserClass(registeredBean.getBeanClass());
+        Map<Method, MergedAnnotation<LeaderOnly>> methods = MethodIntrospector.selectMethods(
+                type, (MethodIntrospector.MetadataLookup<MergedAnnotation<LeaderOnly>>) LeaderOnlyMethods::find);
+        if (methods.isEmpty()) {
+            return null;
+        }
+        return (generationContext, code) -> {
+            ReflectionHints reflection = generationContext.getRuntimeHints().reflection();
+            reflection.registerType(type); // its methods are read at startup
+            methods.forEach((method, annotation) -> {
+                reflection.registerMethod(method, ExecutableMode.INVOKE);
+                annotation.getMetaTypes().forEach(reflection::registerType);
+                reflection.registerType(annotation.getRoot().getType());
+            });
+        };
+    }
+}

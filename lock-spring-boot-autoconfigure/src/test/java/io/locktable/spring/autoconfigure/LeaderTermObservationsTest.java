@@ -1,0 +1,143 @@
+package io.locktable.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.locktable.spring.LeaderOnly;
+import io.locktable.spring.LeaderRunner;
+import io.locktable.spring.actuate.DefaultLeaderTermObservationConvention;
+import io.locktable.spring.actuate.LeaderTermObservationContext;
+import io.locktable.spring.actuate.LeaderTermObservationConvention;
+import io.locktable.spring.actuate.LeaderTermObservations;
+import io.locktable.test.DynamoDbEngine;
+import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.TestTable;
+import io.micrometer.common.KeyValues;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/** Leader terms as Micrometer observations, with a convention the application may replace. */
+@DynamoDbEngineTest
+class LeaderTermObservationsTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(2);
+
+    private final String job = "observed-term-" + UUID.randomUUID();
+    private final ApplicationContextRunner runner;
+
+    LeaderTermObservationsTest(DynamoDbEngine engine, TestTable table) {
+        this.runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        LockTableAutoConfiguration.class,
+                        LeaderOnlyAutoConfiguration.class,
+                        LockTableObservationAutoConfiguration.class))
+                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
+                .withBean(Job.class)
+                .withPropertyValues(
+                        "job.name=" + job,
+                        "locktable.table-name=" + table.name(),
+                        "locktable.sort-key=" + table.sortKey().orElse(""),
+                        "locktable.lease-duration=" + LEASE.toMillis() + "ms");
+    }
+
+    @Test
+    void aTermIsObservedFromTheGrantToTheRevocation() {
+        TestObservationRegistry registry = TestObservationRegistry.create();
+        runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(LeaderTermObservations.class);
+            LeaderRunner leaders = context.getBean(LeaderRunner.class);
+            await().atMost(LEASE.multipliedBy(3)).until(() -> leaders.isLeader(job));
+            long token = leaders.lease(job).orElseThrow().fencingToken();
+            await().atMost(LEASE)
+                    .untilAsserted(() -> TestObservationRegistryAssert.assertThat(registry)
+                            .hasObservationWithNameEqualTo(DefaultLeaderTermObservationConvention.NAME)
+                            .that()
+                            .hasBeenStarted()
+                            .isNotStopped()
+                            .hasLowCardinalityKeyValue("lock", job)
+                            .hasHighCardinalityKeyValue("fencing.token", Long.toString(token)));
+
+            leaders.yield(job);
+
+            await().atMost(LEASE)
+                    .untilAsserted(() -> TestObservationRegistryAssert.assertThat(registry)
+                            .hasObservationWithNameEqualTo(DefaultLeaderTermObservationConvention.NAME)
+                            .that()
+                            .hasBeenStopped()
+                            .hasContextualNameEqualTo("leader term " + job));
+        });
+    }
+
+    @Test
+    void aConventionOfTheApplicationReplacesTheDefaultOne() {
+        TestObservationRegistry registry = TestObservationRegistry.create();
+        LeaderTermObservationConvention custom = new DefaultLeaderTermObservationConvention() {
+            @Override
+            public String getName() {
+                return "orders.leadership";
+            }
+
+            @Override
+            public KeyValues getLowCardinalityKeyValues(LeaderTermObservationContext context) {
+                return super.getLowCardinalityKeyValues(context).and("team", "orders");
+            }
+        };
+        runner.withBean(ObservationRegistry.class, () -> registry)
+                .withBean(LeaderTermObservationConvention.class, () -> custom)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    await().atMost(LEASE.multipliedBy(3))
+                            .untilAsserted(() -> TestObservationRegistryAssert.assertThat(registry)
+                                    .hasObservationWithNameEqualTo("orders.leadership")
+                                    .that()
+                                    .hasLowCardinalityKeyValue("team", "orders")
+                                    .hasLowCardinalityKeyValue("lock", job));
+                });
+    }
+
+    @Test
+    void closingTheContextEndsTheTermsStillObserved() {
+        TestObservationRegistry registry = TestObservationRegistry.create();
+        runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
+            await().atMost(LEASE.multipliedBy(3))
+                    .until(() -> context.getBean(LeaderRunner.class).isLeader(job));
+            await().atMost(LEASE)
+                    .untilAsserted(() -> TestObservationRegistryAssert.assertThat(registry)
+                            .hasObservationWithNameEqualTo(DefaultLeaderTermObservationConvention.NAME)
+                            .that()
+                            .isNotStopped());
+            context.close();
+            TestObservationRegistryAssert.assertThat(registry)
+                    .hasObservationWithNameEqualTo(DefaultLeaderTermObservationConvention.NAME)
+                    .that()
+                    .hasBeenStopped();
+        });
+    }
+
+    @Test
+    void backsOffWithoutARegistryOrTheObservationApiAndForAnObserverOfTheApplication() {
+        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LeaderTermObservations.class));
+        runner.withClassLoader(new FilteredClassLoader("io.micrometer.observation"))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LeaderTermObservations.class));
+        LeaderTermObservations mine = new LeaderTermObservations(ObservationRegistry.NOOP, null);
+        runner.withBean(ObservationRegistry.class, TestObservationRegistry::create)
+                .withBean("mine", LeaderTermObservations.class, () -> mine)
+                .run(context -> assertThat(context)
+                        .getBean(LeaderTermObservations.class)
+                        .isSameAs(mine));
+    }
+
+    /** A bean with a leadership, so the runner has a name. */
+    public static class Job {
+        @LeaderOnly("${job.name}")
+        public void run() {}
+    }
+}

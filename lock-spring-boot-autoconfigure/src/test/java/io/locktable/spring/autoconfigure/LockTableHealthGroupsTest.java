@@ -1,0 +1,81 @@
+package io.locktable.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.locktable.spring.actuate.LockTableHealthIndicator;
+import io.locktable.test.DynamoDbEngine;
+import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.TestTable;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroups;
+import org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.application.AvailabilityHealthContributorAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/** The {@code locktable} health indicator in Spring Boot's health groups, and its {@code locktable.health.*}. */
+@DynamoDbEngineTest
+class LockTableHealthGroupsTest {
+
+    private final ApplicationContextRunner runner;
+
+    LockTableHealthGroupsTest(DynamoDbEngine engine, TestTable table) {
+        this.runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        LockTableAutoConfiguration.class,
+                        LeaderOnlyAutoConfiguration.class,
+                        LockTableHealthAutoConfiguration.class,
+                        ApplicationAvailabilityAutoConfiguration.class,
+                        HealthContributorAutoConfiguration.class,
+                        HealthContributorRegistryAutoConfiguration.class,
+                        AvailabilityHealthContributorAutoConfiguration.class,
+                        AvailabilityProbesAutoConfiguration.class,
+                        HealthEndpointAutoConfiguration.class))
+                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
+                .withPropertyValues(
+                        "locktable.table-name=" + table.name(),
+                        "locktable.sort-key=" + table.sortKey().orElse(""),
+                        "management.endpoint.health.probes.enabled=true");
+    }
+
+    @Test
+    void isInTheMainGroupButNotInTheLivenessGroup() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(LockTableHealthIndicator.class);
+            HealthEndpointGroups groups = context.getBean(HealthEndpointGroups.class);
+            assertThat(groups.getPrimary().isMember("locktable")).isTrue();
+            assertThat(groups.get("liveness")).isNotNull();
+            assertThat(groups.get("liveness").isMember("locktable")).isFalse();
+        });
+    }
+
+    @Test
+    void invalidHealthSettingsAreDescribedWithTheProperty() {
+        runner.withPropertyValues("locktable.health.timeout=0").run(context -> {
+            assertThat(Analyses.of(context.getStartupFailure()).getDescription())
+                    .isEqualTo("locktable.health.timeout is PT0S; it must be more than zero.");
+        });
+        runner.withPropertyValues("locktable.health.down-after=-1")
+                .run(context -> assertThat(
+                                Analyses.of(context.getStartupFailure()).getDescription())
+                        .isEqualTo("locktable.health.down-after is PT-1S; it must be zero or more."));
+        runner.withPropertyValues(
+                        "locktable.health.probe-interval=5",
+                        "locktable.health.timeout=1",
+                        "locktable.health.down-after=60")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    LockTableProperties.Health health =
+                            context.getBean(LockTableProperties.class).getHealth();
+                    assertThat(health.getProbeInterval()).isEqualTo(Duration.ofSeconds(5));
+                    assertThat(health.getTimeout()).isEqualTo(Duration.ofSeconds(1));
+                    assertThat(health.getDownAfter()).isEqualTo(Duration.ofMinutes(1));
+                });
+    }
+}
