@@ -67,8 +67,8 @@ final class Listeners implements LockTableListener {
     }
 
     @Override
-    public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {
-        each(l -> l.onAcquireFinished(name, outcome, elapsed));
+    public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
+        each(l -> l.onAcquireFinished(name, outcome, elapsed, waited));
     }
 
     @Override

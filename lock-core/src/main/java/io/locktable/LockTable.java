@@ -198,13 +198,16 @@ public final class LockTable implements AutoCloseable {
             Acquirer.Attempt attempt = acquirer.attempt(name, leaseDuration, Long.MAX_VALUE);
             if (attempt instanceof Acquirer.Acquired acquired) {
                 finished(
-                        name, acquired.lease().tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED, start);
+                        name,
+                        acquired.lease().tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED,
+                        start,
+                        false);
                 return Optional.of(acquired.lease());
             }
-            finished(name, AcquireOutcome.BUSY, start);
+            finished(name, AcquireOutcome.BUSY, start, false);
             return Optional.empty();
         } catch (RuntimeException e) {
-            finished(name, AcquireOutcome.ERROR, start);
+            finished(name, AcquireOutcome.ERROR, start, false);
             throw e;
         }
     }
@@ -275,6 +278,7 @@ public final class LockTable implements AutoCloseable {
     private Lease acquireWithin(String name, Duration leaseDuration, long maxWaitNanos, Runnable answered)
             throws InterruptedException, TimeoutException {
         long start = clock.nanoTime();
+        boolean waited = false;
         LocalHandover.Waiter waiter = handover.enlist(name);
         try {
             while (true) {
@@ -290,25 +294,30 @@ public final class LockTable implements AutoCloseable {
                         throw e;
                     }
                     // the request was cut short by the caller's wait, not by the lease's timeout
-                    throw timedOut(name, maxWaitNanos, start, e);
+                    throw timedOut(name, maxWaitNanos, start, waited, e);
                 }
                 if (answered != null) {
                     answered.run();
                 }
                 if (attempt instanceof Acquirer.Acquired acquired) {
                     Lease lease = acquired.lease();
-                    finished(name, lease.tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED, start);
+                    finished(
+                            name,
+                            lease.tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED,
+                            start,
+                            waited);
                     return lease;
                 }
-                long waited = clock.nanoTime() - start;
-                if (waited >= maxWaitNanos) {
-                    throw timedOut(name, maxWaitNanos, start, null);
+                long elapsed = clock.nanoTime() - start;
+                if (elapsed >= maxWaitNanos) {
+                    throw timedOut(name, maxWaitNanos, start, waited, null);
                 }
-                long pause = Math.min(pollPause((Acquirer.Busy) attempt), maxWaitNanos - waited);
+                long pause = Math.min(pollPause((Acquirer.Busy) attempt), maxWaitNanos - elapsed);
+                waited = true;
                 pause(name, waiter, pause);
             }
         } catch (RuntimeException e) {
-            finished(name, AcquireOutcome.ERROR, start);
+            finished(name, AcquireOutcome.ERROR, start, waited);
             throw e;
         } finally {
             handover.leave(waiter);
@@ -327,8 +336,9 @@ public final class LockTable implements AutoCloseable {
         }
     }
 
-    private TimeoutException timedOut(String name, long maxWaitNanos, long startNanos, @Nullable Exception cause) {
-        finished(name, AcquireOutcome.TIMEOUT, startNanos);
+    private TimeoutException timedOut(
+            String name, long maxWaitNanos, long startNanos, boolean waited, @Nullable Exception cause) {
+        finished(name, AcquireOutcome.TIMEOUT, startNanos, waited);
         TimeoutException timeout = new TimeoutException("lock '" + name + "' in table '" + tableName
                 + "' stayed held for the whole wait of " + Duration.ofNanos(maxWaitNanos));
         if (cause != null) {
@@ -526,8 +536,8 @@ public final class LockTable implements AutoCloseable {
         return closed.get();
     }
 
-    private void finished(String name, AcquireOutcome outcome, long startNanos) {
-        listeners.onAcquireFinished(name, outcome, Duration.ofNanos(clock.nanoTime() - startNanos));
+    private void finished(String name, AcquireOutcome outcome, long startNanos, boolean waited) {
+        listeners.onAcquireFinished(name, outcome, Duration.ofNanos(clock.nanoTime() - startNanos), waited);
     }
 
     private void checkArguments(String name, Duration leaseDuration) {

@@ -52,6 +52,20 @@ public interface LockTableListener {
     default void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {}
 
     /**
+     * A call of {@code tryAcquire} or {@code acquire} finished, telling whether it waited for a holder: a call that
+     * waited took as long as the holder held on, which says nothing about DynamoDB; one that did not took its
+     * requests' time. The default calls {@link #onAcquireFinished(String, AcquireOutcome, Duration)}.
+     *
+     * @param name the lock
+     * @param outcome how it ended
+     * @param elapsed how long the call took, on the monotonic clock
+     * @param waited true if it found the lock held and waited for a later attempt
+     */
+    default void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
+        onAcquireFinished(name, outcome, elapsed);
+    }
+
+    /**
      * A lease was renewed.
      *
      * @param lease the lease

@@ -34,7 +34,12 @@ public final class LockTableOptions {
      */
     public static final Duration MIN_TIME_TO_LIVE_RETENTION = Duration.ofHours(1);
 
-    static final Set<String> RESERVED_ATTRIBUTES = Set.of("_type", "owner", "rvn", "fence", "leaseMs", "holder");
+    /**
+     * The names of the lock item's own attributes: no key or time-to-live attribute of a lock table may be one of
+     * them.
+     */
+    public static final Set<String> RESERVED_ATTRIBUTES = Set.of("_type", "owner", "rvn", "fence", "leaseMs", "holder");
+
     private static final int MAX_HOLDER_LENGTH = 256;
     private static final LockTableOptions DEFAULTS = new Builder().build();
 

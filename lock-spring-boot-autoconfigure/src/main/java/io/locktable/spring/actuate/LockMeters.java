@@ -26,7 +26,6 @@ final class LockMeters {
     private final LeaderRunner runner;
     private final Set<String> leaders = ConcurrentHashMap.newKeySet();
     private final Map<String, Gauge> fences = new HashMap<>(); // guarded by this
-    private final ThreadLocal<Map<String, Long>> busySince = ThreadLocal.withInitial(HashMap::new);
 
     LockMeters(MeterRegistry registry, LockTable locks, LeaderRunner runner) {
         this.registry = registry;
@@ -112,19 +111,12 @@ final class LockMeters {
     }
 
     /** Notes, on the acquiring thread, when an attempt of this call found the lock held. */
-    void busy(String name) {
-        busySince.get().put(name, System.nanoTime());
-    }
-
     /**
      * Times a finished call: in {@code locktable.acquire} when it did not wait for a holder (a single attempt: the
-     * time of the request), in {@code locktable.acquire.wait} when an attempt of it found the lock held and it went
-     * on waiting (the whole wait). A call waited when the lock was busy since it started, on this thread.
+     * time of its requests), in {@code locktable.acquire.wait} when it found the lock held and went on waiting (the
+     * whole wait).
      */
-    void acquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {
-        Long busyAt = busySince.get().remove(name);
-        long startedAt = System.nanoTime() - elapsed.toNanos();
-        boolean waited = outcome != AcquireOutcome.BUSY && busyAt != null && busyAt - startedAt >= 0;
+    void acquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
         Timer.builder(waited ? "locktable.acquire.wait" : "locktable.acquire")
                 .description(
                         waited

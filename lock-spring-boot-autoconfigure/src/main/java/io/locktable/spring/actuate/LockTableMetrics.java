@@ -111,22 +111,20 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener {
      */
     @Override
     public void onBusy(String name, LockRecord holder) {
-        each(m -> {
-            m.seen(name);
-            m.busy(name);
-        });
+        each(m -> m.seen(name));
     }
 
     /**
-     * Records the call in {@code locktable.acquire}.
+     * Records the call in {@code locktable.acquire}, or in {@code locktable.acquire.wait} when it waited.
      *
      * @param name the lock
      * @param outcome how the call ended
      * @param elapsed how long it took
+     * @param waited whether it waited for a holder
      */
     @Override
-    public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {
-        each(m -> m.acquireFinished(name, outcome, elapsed));
+    public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
+        each(m -> m.acquireFinished(name, outcome, elapsed, waited));
     }
 
     /**

@@ -246,8 +246,8 @@ public final class LockTableProperties {
         private String attribute;
 
         /**
-         * How long a lock item outlives the end of its last lease before DynamoDB may delete it. A number without a
-         * unit is in seconds.
+         * How long a lock item outlives the end of its last lease before DynamoDB may delete it: at least an hour (a
+         * margin for wall clocks that run apart) and at least the lease. A number without a unit is in seconds.
          */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration retention = Duration.ofDays(7);
@@ -282,7 +282,7 @@ public final class LockTableProperties {
         /**
          * Sets how long an item outlives its last lease.
          *
-         * @param retention the retention, zero or more
+         * @param retention the retention, an hour or more
          */
         public void setRetention(Duration retention) {
             this.retention = retention;

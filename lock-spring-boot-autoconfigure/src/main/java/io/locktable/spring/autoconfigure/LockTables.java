@@ -30,9 +30,8 @@ import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 final class LockTables {
 
     private static final Logger log = LoggerFactory.getLogger(LockTables.class);
-    private static final Set<String> LOCK_ATTRIBUTES = Set.of("_type", "owner", "rvn", "fence", "leaseMs", "holder");
+    private static final Set<String> LOCK_ATTRIBUTES = LockTableOptions.RESERVED_ATTRIBUTES;
     private static final int MAX_NAME_LENGTH = 255;
-    private static final int MAX_HOLDER_LENGTH = 256;
     private static final String DAX_CLIENT = "software.amazon.dax.ClusterDaxClient";
     private static final String DAX_PACKAGE = "software.amazon.dax.";
 
@@ -213,35 +212,45 @@ final class LockTables {
             LockTableProperties properties, String defaultHolder, String partitionKey, String sortKey) {
         LockTableOptions.Builder options = LockTableOptions.builder();
         String holder = properties.getHolder() == null ? defaultHolder : properties.getHolder();
-        if (holder.isBlank() || holder.length() > MAX_HOLDER_LENGTH) {
-            throw new LockTableConfigurationException(
-                    "locktable.holder '" + holder + "' is blank or longer than " + MAX_HOLDER_LENGTH + " characters.",
-                    "Set locktable.holder to a readable name of this instance, such as orders@host-1, or leave it"
-                            + " unset for <spring.application.name>@<host>/<pid>.");
-        }
-        options.holder(holder);
+        asProperty(
+                "locktable.holder",
+                "Set locktable.holder to a readable name of this instance, such as orders@host-1, or leave it unset"
+                        + " for <spring.application.name>@<host>/<pid>.",
+                () -> options.holder(holder));
         String attribute = properties.getTimeToLive().getAttribute();
         if (attribute != null && !attribute.isEmpty()) {
             Duration retention = properties.getTimeToLive().getRetention();
-            if (attribute.isBlank()
-                    || LOCK_ATTRIBUTES.contains(attribute)
-                    || attribute.equals(partitionKey)
-                    || attribute.equals(sortKey)) {
+            if (attribute.equals(partitionKey) || attribute.equals(sortKey)) {
                 throw new LockTableConfigurationException(
-                        "locktable.time-to-live.attribute '" + attribute + "' is blank, a key attribute or an"
-                                + " attribute of the lock items " + LOCK_ATTRIBUTES + ".",
+                        "locktable.time-to-live.attribute '" + attribute + "' is a key attribute of the table.",
                         "Set locktable.time-to-live.attribute to the table's time-to-live attribute, such as"
                                 + " expiresAt, or leave it unset.");
             }
-            if (retention == null || retention.isNegative()) {
-                throw new LockTableConfigurationException(
-                        "locktable.time-to-live.retention is " + retention + "; it must be zero or more.",
-                        "Set locktable.time-to-live.retention to how long an item outlives its last lease, such as"
-                                + " 7d.");
-            }
-            options.timeToLive(attribute, retention);
+            boolean retentionWrong =
+                    retention == null || retention.compareTo(LockTableOptions.MIN_TIME_TO_LIVE_RETENTION) < 0;
+            asProperty(
+                    retentionWrong ? "locktable.time-to-live.retention" : "locktable.time-to-live.attribute",
+                    retentionWrong
+                            ? "Set locktable.time-to-live.retention to how long an item outlives its last lease, at"
+                                    + " least " + LockTableOptions.MIN_TIME_TO_LIVE_RETENTION.toHours() + "h and at"
+                                    + " least the longest lease, such as 7d."
+                            : "Set locktable.time-to-live.attribute to the table's time-to-live attribute, such as"
+                                    + " expiresAt, or leave it unset.",
+                    () -> options.timeToLive(attribute, retention == null ? Duration.ZERO : retention));
         }
         return options.build();
+    }
+
+    /**
+     * Applies a value to lock-core, which keeps the rule; a value it refuses fails startup naming the property,
+     * with lock-core's reason.
+     */
+    private static void asProperty(String property, String action, Runnable apply) {
+        try {
+            apply.run();
+        } catch (IllegalArgumentException e) {
+            throw new LockTableConfigurationException(property + " is not valid: " + e.getMessage(), action);
+        }
     }
 
     private static void prepare(DynamoDbClient client, LockTable locks, LockTableProperties properties) {

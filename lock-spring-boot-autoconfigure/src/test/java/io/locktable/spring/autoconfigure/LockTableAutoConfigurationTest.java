@@ -187,6 +187,21 @@ class LockTableAutoConfigurationTest {
     }
 
     @Test
+    void aTimeToLiveRetentionUnderAnHourIsDescribedWithLockCoresReason() {
+        withEngineClient()
+                .withPropertyValues(
+                        "locktable.time-to-live.attribute=expiresAt", "locktable.time-to-live.retention=10m")
+                .run(context -> {
+                    FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
+                    assertThat(analysis.getDescription())
+                            .startsWith("locktable.time-to-live.retention is not valid")
+                            .contains("at least PT1H")
+                            .contains("fencing token");
+                    assertThat(analysis.getAction()).startsWith("Set locktable.time-to-live.retention");
+                });
+    }
+
+    @Test
     void badKeyNamesAreDescribed() {
         withEngineClient().withPropertyValues("locktable.partition-key=owner").run(context -> {
             FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
