@@ -81,7 +81,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
 
     private final LockTable locks;
     private final Duration shutdownTimeout;
-    private final LeadershipEvents events = new LeadershipEvents(this);
+    private final EventThread events = new EventThread(this, "locktable-leadership-events");
     private final ConcurrentSkipListMap<String, Leadership> leaderships = new ConcurrentSkipListMap<>();
     private final Object lifecycle = new Object();
     private final AtomicInteger workerNumbers = new AtomicInteger();

@@ -28,7 +28,7 @@ final class Leadership {
     private final String name;
     private final Duration leaseDuration;
     private final LockTable locks;
-    private final LeadershipEvents events;
+    private final EventThread events;
 
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ThreadLocal<int[]> ownCalls = ThreadLocal.withInitial(() -> new int[1]);
@@ -45,7 +45,7 @@ final class Leadership {
     private volatile Failure lastFailure;
     private Thread election; // guarded by this
 
-    Leadership(String name, Duration leaseDuration, LockTable locks, LeadershipEvents events) {
+    Leadership(String name, Duration leaseDuration, LockTable locks, EventThread events) {
         this.name = name;
         this.leaseDuration = leaseDuration;
         this.locks = locks;
@@ -307,7 +307,7 @@ final class Leadership {
         state = LeadershipState.LEADING;
         terms.incrementAndGet();
         log.info("Leadership '{}': {} leads (fencing token {})", name, holder(), lease.fencingToken());
-        events.granted(name, lease);
+        events.publish(new LeadershipGrantedEvent(events.source(), name, lease));
         try {
             while (true) {
                 Thread.sleep(Long.MAX_VALUE);
@@ -328,7 +328,7 @@ final class Leadership {
                     holder(),
                     lease.fencingToken(),
                     lease.end().map(Enum::name).orElse(stopRequested ? "stopping" : "stepping down"));
-            events.revoked(name);
+            events.publish(new LeadershipRevokedEvent(events.source(), name));
         }
     }
 

@@ -5,6 +5,8 @@ import io.locktable.Lease;
 import io.locktable.LeaseEnd;
 import io.locktable.LockTable;
 import io.locktable.spring.LeaderRunner;
+import io.locktable.spring.LockedRunEndedEvent;
+import io.locktable.spring.LockedRuns;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -24,13 +26,16 @@ final class LockMeters {
     private final MeterRegistry registry;
     private final LockTable locks;
     private final LeaderRunner runner;
+    private final LockedRuns runs;
     private final Set<String> leaders = ConcurrentHashMap.newKeySet();
+    private final Set<String> runNames = ConcurrentHashMap.newKeySet();
     private final Map<String, Gauge> fences = new HashMap<>(); // guarded by this
 
-    LockMeters(MeterRegistry registry, LockTable locks, LeaderRunner runner) {
+    LockMeters(MeterRegistry registry, LockTable locks, LeaderRunner runner, LockedRuns runs) {
         this.registry = registry;
         this.locks = locks;
         this.runner = runner;
+        this.runs = runs;
         Gauge.builder(
                         "locktable.leases.held",
                         locks,
@@ -42,12 +47,26 @@ final class LockMeters {
         if (runner != null) {
             runner.names().forEach(this::tag);
         }
+        if (runs != null) {
+            runs.names().forEach(this::tag);
+        }
         locks.heldLeases().forEach(this::acquired);
     }
 
-    /** The lock tag of a name: the name for a name of the leader runner, whose meters it registers; else other. */
+    /**
+     * The lock tag of a name: the name for a name of the leader runner or of the {@code @LockedRun} methods, whose
+     * meters it registers; else other.
+     */
     String tag(String name) {
-        if (leaders.contains(name)) {
+        if (leaders.contains(name) || runNames.contains(name)) {
+            return name;
+        }
+        if (runs != null && runs.names().contains(name) && runNames.add(name)) {
+            FunctionCounter.builder("locktable.run.skipped", runs, r -> r.skipped(name))
+                    .description("@LockedRun calls skipped: another instance held the lock, or the acquire failed")
+                    .tag("lock", name)
+                    .register(registry);
+            countersAtZero(name);
             return name;
         }
         if (runner == null || !runner.names().contains(name)) {
@@ -126,6 +145,19 @@ final class LockMeters {
                 .tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
                 .register(registry)
                 .record(elapsed);
+    }
+
+    /** Times the body of a run of this binder's {@code LockedRuns}; runs of another context are not its own. */
+    void runEnded(LockedRunEndedEvent event) {
+        if (runs == null || event.getSource() != runs) {
+            return;
+        }
+        Timer.builder("locktable.run")
+                .description("Bodies of @LockedRun runs, from start to end")
+                .tag("lock", tag(event.name()))
+                .tag("outcome", event.outcome().name().toLowerCase(Locale.ROOT))
+                .register(registry)
+                .record(event.duration());
     }
 
     void renewal(Lease lease, boolean success) {

@@ -8,6 +8,9 @@ import io.locktable.LockTable;
 import io.locktable.LockTableListener;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
+import io.locktable.spring.LockedRun;
+import io.locktable.spring.LockedRunEndedEvent;
+import io.locktable.spring.LockedRuns;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
@@ -18,6 +21,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.ApplicationListener;
 
 /**
  * The {@code locktable.*} meters of a lock table and its leader runner:
@@ -37,18 +41,24 @@ import org.slf4j.LoggerFactory;
  *   <li>counter {@code locktable.leases.lost{lock,reason}}: leases that ended without a release, reason {@code
  *       lost} or {@code expired};
  *   <li>counter {@code locktable.leader.skipped{lock}}: {@link LeaderOnly} calls skipped because this instance did
- *       not lead.
+ *       not lead;
+ *   <li>timer {@code locktable.run{lock,outcome}}: the bodies of {@link LockedRun} runs, from start to end, outcome
+ *       {@code completed}, {@code failed} or {@code lost} (not the time the lock stayed held for a {@code minHold});
+ *   <li>counter {@code locktable.run.skipped{lock}}: {@link LockedRun} calls skipped, because another instance held
+ *       the lock, the acquire failed, or the application was stopping.
  * </ul>
  *
  * <p>The {@code lock} tag is the lock's name only for the names of the leader runner (those of the {@link
- * LeaderOnly} methods); every other lock is tagged {@value #OTHER}, which keeps the number of series bounded. The
- * loss and renewal counters of every such tag exist from the start, at zero.
+ * LeaderOnly} methods) and of the {@link LockedRun} methods; every other lock is tagged {@value #OTHER}, which keeps
+ * the number of series bounded. The loss and renewal counters of every such tag exist from the start, at zero.
  *
  * <p>The values come from the lock table's events, which reach this binder as a {@link LockTableListener} (the
- * auto-configured lock table calls every listener bean), and from the leader runner and the lock table's memory;
+ * auto-configured lock table calls every listener bean), from the {@link LockedRunEndedEvent}s of its {@link
+ * LockedRuns} (it is an application listener), and from the leader runner, the runs and the lock table's memory;
  * nothing is read from DynamoDB for a scrape. Thread-safe.
  */
-public final class LockTableMetrics implements MeterBinder, LockTableListener {
+public final class LockTableMetrics
+        implements MeterBinder, LockTableListener, ApplicationListener<LockedRunEndedEvent> {
 
     /** The {@code lock} tag of every lock that is not a name of the leader runner. */
     public static final String OTHER = "other";
@@ -57,7 +67,19 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener {
 
     private final Supplier<LockTable> locks;
     private final Supplier<LeaderRunner> runner;
+    private final Supplier<LockedRuns> runs;
     private final List<LockMeters> bound = new CopyOnWriteArrayList<>();
+
+    /**
+     * Creates the binder, without the meters of {@link LockedRun} runs. The suppliers are asked when it is bound to
+     * a registry, so the binder may be created before the lock table (it is one of the lock table's listeners).
+     *
+     * @param locks the lock table, asked when bound; a null answer binds nothing
+     * @param runner the leader runner, asked when bound; null when there is none
+     */
+    public LockTableMetrics(Supplier<LockTable> locks, Supplier<LeaderRunner> runner) {
+        this(locks, runner, () -> null);
+    }
 
     /**
      * Creates the binder. The suppliers are asked when it is bound to a registry, so the binder may be created
@@ -65,10 +87,12 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener {
      *
      * @param locks the lock table, asked when bound; a null answer binds nothing
      * @param runner the leader runner, asked when bound; null when there is none
+     * @param runs the runs of the {@link LockedRun} methods, asked when bound; null when there are none
      */
-    public LockTableMetrics(Supplier<LockTable> locks, Supplier<LeaderRunner> runner) {
+    public LockTableMetrics(Supplier<LockTable> locks, Supplier<LeaderRunner> runner, Supplier<LockedRuns> runs) {
         this.locks = Objects.requireNonNull(locks, "locks");
         this.runner = Objects.requireNonNull(runner, "runner");
+        this.runs = Objects.requireNonNull(runs, "runs");
     }
 
     /**
@@ -83,7 +107,17 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener {
             log.debug("No lock table: no locktable.* meters in {}", registry);
             return;
         }
-        bound.add(new LockMeters(registry, table, runner.get()));
+        bound.add(new LockMeters(registry, table, runner.get(), runs.get()));
+    }
+
+    /**
+     * Times the body of a {@link LockedRun} run of this binder's {@link LockedRuns} in {@code locktable.run}.
+     *
+     * @param event the end of the run
+     */
+    @Override
+    public void onApplicationEvent(LockedRunEndedEvent event) {
+        each(m -> m.runEnded(event));
     }
 
     private void each(Consumer<LockMeters> event) {

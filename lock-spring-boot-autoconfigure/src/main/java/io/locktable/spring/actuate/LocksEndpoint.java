@@ -8,6 +8,8 @@ import io.locktable.LockTable;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.LeadershipState;
 import io.locktable.spring.LeadershipStatus;
+import io.locktable.spring.LockedRunStatus;
+import io.locktable.spring.LockedRuns;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -27,7 +29,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * The {@code locks} actuator endpoint: who holds what. {@code GET /actuator/locks} shows the table, this instance's
- * owner id and holder name, every lease it holds and every leadership of its {@link LeaderRunner}; {@code GET
+ * owner id and holder name, every lease it holds, every leadership of its {@link LeaderRunner} and the {@link
+ * io.locktable.spring.LockedRun} runs whose body runs now ({@link LockedRuns}); {@code GET
  * /actuator/locks/{name}} shows one lock's item as stored (one strongly consistent read) beside this instance's
  * lease of it, or answers 404 when the lock has no item; {@code POST /actuator/locks/{name}} steps down from that
  * leadership ({@link LeaderRunner#yieldAsync(String)}).
@@ -47,6 +50,18 @@ public final class LocksEndpoint {
 
     private final LockTable locks;
     private final LeaderRunner runner;
+    private final LockedRuns runs;
+
+    /**
+     * Creates the endpoint, without runs.
+     *
+     * @param locks the lock table to show
+     * @param runner the leader runner whose leaderships to show, or null when there is none ({@code
+     *     locktable.leader.enabled=false})
+     */
+    public LocksEndpoint(LockTable locks, LeaderRunner runner) {
+        this(locks, runner, null);
+    }
 
     /**
      * Creates the endpoint.
@@ -54,16 +69,18 @@ public final class LocksEndpoint {
      * @param locks the lock table to show
      * @param runner the leader runner whose leaderships to show, or null when there is none ({@code
      *     locktable.leader.enabled=false})
+     * @param runs the {@code @LockedRun} runs to show, or null when there are none
      */
-    public LocksEndpoint(LockTable locks, LeaderRunner runner) {
+    public LocksEndpoint(LockTable locks, LeaderRunner runner, LockedRuns runs) {
         this.locks = Objects.requireNonNull(locks, "locks");
         this.runner = runner;
+        this.runs = runs;
     }
 
     /**
-     * What this instance holds and leads. Reads nothing from DynamoDB.
+     * What this instance holds, leads and runs. Reads nothing from DynamoDB.
      *
-     * @return the table, this instance's identity, its leases and its leaderships
+     * @return the table, this instance's identity, its leases, its leaderships and its runs
      */
     @ReadOperation
     public LocksDescriptor locks() {
@@ -78,6 +95,9 @@ public final class LocksEndpoint {
                         .flatMap(Optional::stream)
                         .map(LeaderDescriptor::of)
                         .toList();
+        List<RunDescriptor> running = runs == null
+                ? List.of()
+                : runs.running().stream().map(RunDescriptor::of).toList();
         return new LocksDescriptor(
                 locks.tableName(),
                 locks.partitionKey(),
@@ -85,7 +105,8 @@ public final class LocksEndpoint {
                 locks.owner(),
                 locks.options().holder().orElse(null),
                 leases,
-                leaders);
+                leaders,
+                running);
     }
 
     /**
@@ -170,6 +191,7 @@ public final class LocksEndpoint {
      * @param holder the readable name of this instance, or null
      * @param leases the leases this instance holds, by name
      * @param leaders the leaderships of this instance's leader runner, by name
+     * @param runs the {@code @LockedRun} runs whose body runs now, by name
      */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record LocksDescriptor(
@@ -179,8 +201,24 @@ public final class LocksEndpoint {
             String owner,
             String holder,
             List<LeaseDescriptor> leases,
-            List<LeaderDescriptor> leaders)
+            List<LeaderDescriptor> leaders,
+            List<RunDescriptor> runs)
             implements OperationResponseBody {}
+
+    /**
+     * A {@code @LockedRun} run whose body runs now on this instance.
+     *
+     * @param name the lock
+     * @param fencingToken the fencing token of the run's lease
+     * @param startedAt when the body started, ISO-8601 UTC
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record RunDescriptor(String name, long fencingToken, String startedAt) implements OperationResponseBody {
+
+        static RunDescriptor of(LockedRunStatus run) {
+            return new RunDescriptor(run.name(), run.fencingToken(), Iso.instant(run.startedAt()));
+        }
+    }
 
     /**
      * A lease this instance holds.

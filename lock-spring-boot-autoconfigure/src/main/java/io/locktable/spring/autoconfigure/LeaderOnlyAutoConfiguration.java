@@ -6,6 +6,7 @@ import io.locktable.spring.LeaderOnlyAdvisor;
 import io.locktable.spring.LeaderRunner;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -15,13 +16,16 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 
 /**
  * {@link LeaderOnly}: the {@link LeaderRunner} that keeps one leadership per name (unless {@code
  * locktable.leader.enabled=false}) and the {@link LeaderOnlyAdvisor} that admits or skips calls. The advisor applies
  * through the context's auto-proxy creator (Spring Boot's AOP auto-configuration, or Spring's infrastructure one when
  * there is none), whose {@code spring.aop.proxy-target-class} decides between interface-based and class-based
- * proxies. Each backs off when the context has a bean of its type.
+ * proxies. Each backs off when the context has a bean of its type. In the test mode {@code
+ * locktable.test.lead-everything} (with {@code lock-spring-boot-test} on the class path) there is no runner and the
+ * advisor runs every call.
  */
 @AutoConfiguration(after = {LockTableAutoConfiguration.class, AopAutoConfiguration.class})
 @EnableConfigurationProperties(LockTableProperties.class)
@@ -42,7 +46,12 @@ public final class LeaderOnlyAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static LeaderOnlyAdvisor leaderOnlyAdvisor(ObjectProvider<LockTableProperties> properties) {
-        return new LeaderOnlyAdvisor(() -> LockTables.leaseDuration(properties.getObject()));
+    static LeaderOnlyAdvisor leaderOnlyAdvisor(
+            ObjectProvider<LockTableProperties> properties,
+            Environment environment,
+            ConfigurableListableBeanFactory beanFactory) {
+        return new LeaderOnlyAdvisor(
+                () -> LockTables.leaseDuration(properties.getObject()),
+                LeadEverything.check(environment, beanFactory.getBeanClassLoader()));
     }
 }

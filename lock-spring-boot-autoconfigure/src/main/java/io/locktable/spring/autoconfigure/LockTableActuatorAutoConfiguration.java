@@ -2,6 +2,7 @@ package io.locktable.spring.autoconfigure;
 
 import io.locktable.LockTable;
 import io.locktable.spring.LeaderRunner;
+import io.locktable.spring.LockedRuns;
 import io.locktable.spring.actuate.LocksEndpoint;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -18,7 +19,8 @@ import org.springframework.context.annotation.Bean;
  * the endpoint is available: exposed ({@code management.endpoints.web.exposure.include=locks}) and not switched
  * off ({@code management.endpoint.locks.access=none}). Backs off when the context has a {@code LocksEndpoint}.
  */
-@AutoConfiguration(after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class})
+@AutoConfiguration(
+        after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class, LockedRunAutoConfiguration.class})
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class, LockTable.class})
 @ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
 public final class LockTableActuatorAutoConfiguration {
@@ -29,7 +31,8 @@ public final class LockTableActuatorAutoConfiguration {
     @ConditionalOnAvailableEndpoint
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(LockTable.class)
-    LocksEndpoint locksEndpoint(LockTable lockTable, ObjectProvider<LeaderRunner> leaderRunner) {
-        return new LocksEndpoint(lockTable, leaderRunner.getIfUnique());
+    LocksEndpoint locksEndpoint(
+            LockTable lockTable, ObjectProvider<LeaderRunner> leaderRunner, ObjectProvider<LockedRuns> lockedRuns) {
+        return new LocksEndpoint(lockTable, leaderRunner.getIfUnique(), lockedRuns.getIfUnique());
     }
 }

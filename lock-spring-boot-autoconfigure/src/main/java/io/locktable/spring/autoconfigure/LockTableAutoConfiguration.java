@@ -23,12 +23,14 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * LockTable#verify()} (or creates it first with {@code locktable.create-table=true}); a missing or unfit table
  * stops startup. A DAX client is refused. Its events go to every {@link LockTableListener} bean, and every {@link
  * LockTableBuilderCustomizer} bean adjusts it before it is built. Backs off when the context has a {@code
- * LockTable} of its own (or several).
+ * LockTable} of its own (or several). Off in the test mode {@code locktable.test.lead-everything}, which needs no
+ * table.
  */
 @AutoConfiguration(after = LockTableDynamoDbClientAutoConfiguration.class)
 @ConditionalOnClass(LockTable.class)
 @EnableConfigurationProperties(LockTableProperties.class)
 @ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
+@Conditional(LeadEverything.Off.class)
 public final class LockTableAutoConfiguration {
 
     LockTableAutoConfiguration() {}

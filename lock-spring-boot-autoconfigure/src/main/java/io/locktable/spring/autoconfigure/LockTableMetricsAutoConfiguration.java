@@ -2,6 +2,7 @@ package io.locktable.spring.autoconfigure;
 
 import io.locktable.LockTable;
 import io.locktable.spring.LeaderRunner;
+import io.locktable.spring.LockedRuns;
 import io.locktable.spring.actuate.LockTableMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -19,7 +20,7 @@ import org.springframework.context.annotation.Bean;
  * listener of the auto-configured lock table. Backs off when the context has a {@code LockTableMetrics}.
  */
 @AutoConfiguration(
-        after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class},
+        after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class, LockedRunAutoConfiguration.class},
         afterName = {
             "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
             "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
@@ -34,7 +35,10 @@ public final class LockTableMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LockTableMetrics lockTableMetrics(ObjectProvider<LockTable> lockTable, ObjectProvider<LeaderRunner> leaderRunner) {
-        return new LockTableMetrics(lockTable::getIfUnique, leaderRunner::getIfUnique);
+    LockTableMetrics lockTableMetrics(
+            ObjectProvider<LockTable> lockTable,
+            ObjectProvider<LeaderRunner> leaderRunner,
+            ObjectProvider<LockedRuns> lockedRuns) {
+        return new LockTableMetrics(lockTable::getIfUnique, leaderRunner::getIfUnique, lockedRuns::getIfUnique);
     }
 }

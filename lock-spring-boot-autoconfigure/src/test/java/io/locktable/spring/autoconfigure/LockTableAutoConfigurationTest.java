@@ -406,7 +406,7 @@ class LockTableAutoConfigurationTest {
                 .extracting(analyzer -> analyzer.getClass().getName())
                 .contains(
                         "io.locktable.spring.autoconfigure.LockTableFailureAnalyzer",
-                        "io.locktable.spring.LeaderOnlyFailureAnalyzer");
+                        "io.locktable.spring.MethodDeclarationFailureAnalyzer");
     }
 
     /** A bean with {@code @LeaderOnly} methods; public so that a proxy in a FilteredClassLoader can extend it. */

@@ -1,6 +1,7 @@
 package io.locktable.spring;
 
 import java.lang.reflect.Method;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.aot.hint.ExecutableMode;
 import org.springframework.aot.hint.ReflectionHints;
@@ -12,17 +13,20 @@ import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.util.ClassUtils;
 
 /**
- * Ahead-of-time processing for {@link LeaderOnly}: for each bean with {@code @LeaderOnly} methods, the reflection
- * hints a native image needs at runtime, when the advisor reads those methods at startup and the proxy calls them.
- * Registered in {@code META-INF/spring/aot.factories}.
+ * Ahead-of-time processing for {@link LeaderOnly} and {@link LockedRun}: for each bean with such methods, the
+ * reflection hints a native image needs at runtime, when the advisors read those methods at startup and the proxy
+ * calls them. Registered in {@code META-INF/spring/aot.factories}.
  */
-final class LeaderOnlyBeanRegistrationAotProcessor implements BeanRegistrationAotProcessor {
+final class LockAnnotationsAotProcessor implements BeanRegistrationAotProcessor {
 
     @Override
     public BeanRegistrationAotContribution processAheadOfTime(RegisteredBean registeredBean) {
         Class<?> type = ClassUtils.getUserClass(registeredBean.getBeanClass());
-        Map<Method, MergedAnnotation<LeaderOnly>> methods = MethodIntrospector.selectMethods(
-                type, (MethodIntrospector.MetadataLookup<MergedAnnotation<LeaderOnly>>) LeaderOnlyMethods::find);
+        Map<Method, MergedAnnotation<?>> methods = new LinkedHashMap<>();
+        methods.putAll(MethodIntrospector.selectMethods(
+                type, (MethodIntrospector.MetadataLookup<MergedAnnotation<?>>) LeaderOnlyMethods::find));
+        methods.putAll(MethodIntrospector.selectMethods(
+                type, (MethodIntrospector.MetadataLookup<MergedAnnotation<?>>) LockedRunMethods::find));
         if (methods.isEmpty()) {
             return null;
         }

@@ -1,6 +1,5 @@
 package io.locktable.spring;
 
-import io.locktable.Lease;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -12,19 +11,27 @@ import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationEventPublisher;
 
 /**
- * Publishes the leadership events of one runner, in order, on a thread of their own: listeners are user code and
- * must never run on (or block) the thread that holds an election.
+ * Publishes the application events of one component (the leader runner, the locked runs), in order, on a thread of
+ * their own: listeners are user code and must never run on (or block) a thread that holds an election, renews or
+ * ends leases, or runs a job.
  */
-final class LeadershipEvents {
+final class EventThread {
 
-    private static final Logger log = LoggerFactory.getLogger(LeaderRunner.class);
+    private static final Logger log = LoggerFactory.getLogger(EventThread.class);
 
     private final Object source;
+    private final String threadName;
     private volatile ApplicationEventPublisher publisher;
     private ExecutorService executor; // guarded by this
 
-    LeadershipEvents(Object source) {
+    EventThread(Object source, String threadName) {
         this.source = source;
+        this.threadName = threadName;
+    }
+
+    /** The source of the events: the component that publishes them. */
+    Object source() {
+        return source;
     }
 
     void publisher(ApplicationEventPublisher publisher) {
@@ -34,19 +41,11 @@ final class LeadershipEvents {
     synchronized void start() {
         if (executor == null) {
             executor = Executors.newSingleThreadExecutor(task -> {
-                Thread thread = new Thread(task, "locktable-leadership-events");
+                Thread thread = new Thread(task, threadName);
                 thread.setDaemon(true);
                 return thread;
             });
         }
-    }
-
-    void granted(String name, Lease lease) {
-        publish(new LeadershipGrantedEvent(source, name, lease));
-    }
-
-    void revoked(String name) {
-        publish(new LeadershipRevokedEvent(source, name));
     }
 
     /** Delivers what was published already, waiting at most {@code wait}, and stops the thread. */
@@ -62,7 +61,10 @@ final class LeadershipEvents {
         stopping.shutdown();
         try {
             if (!stopping.awaitTermination(wait.toMillis(), TimeUnit.MILLISECONDS)) {
-                log.warn("Leadership event listeners did not finish within {}; later events are dropped", wait);
+                log.warn(
+                        "Listeners of the events on {} did not finish within {}; later events are dropped",
+                        threadName,
+                        wait);
                 stopping.shutdownNow();
             }
         } catch (InterruptedException e) {
@@ -71,20 +73,21 @@ final class LeadershipEvents {
         }
     }
 
-    private void publish(ApplicationEvent event) {
+    /** Queues an event for delivery after those published before it; dropped when the thread is stopped. */
+    void publish(ApplicationEvent event) {
         ApplicationEventPublisher target = publisher;
         ExecutorService running;
         synchronized (this) {
             running = executor;
         }
         if (target == null || running == null) {
-            log.debug("Not published (no publisher or runner stopped): {}", event);
+            log.debug("Not published (no publisher or stopped): {}", event);
             return;
         }
         try {
             running.execute(() -> deliver(target, event));
         } catch (RejectedExecutionException e) {
-            log.debug("Not published (runner stopped): {}", event);
+            log.debug("Not published (stopped): {}", event);
         }
     }
 

@@ -1,0 +1,106 @@
+package io.locktable.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.springframework.core.annotation.AliasFor;
+
+/**
+ * Runs each call of a method under a lock of its own: the call takes the lock of its name with {@link
+ * io.locktable.LockTable#tryAcquire}; if it gets it, the body runs, and the lock is released when it returns; if
+ * another instance (or another call) holds it, the call is skipped. It is ShedLock's {@code @SchedulerLock} without
+ * its guesses: the lease renews itself while the body runs, however long it takes.
+ *
+ * <pre>{@code
+ * @Scheduled(cron = "0 0 * * * *")
+ * @LockedRun(name = "hourly-report", minHold = "1m")
+ * public void report() {
+ *     Lease lease = Lease.current().orElseThrow(); // this run's lease, for fenced writes
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p><b>A call.</b> It runs on the caller's thread (the {@code @Scheduled} thread, a request thread...) with the
+ * run's lease bound as {@link io.locktable.Lease#current()}. The lease renews itself every third of {@link
+ * #leaseDuration()} while the body runs and is released when it returns or throws, unless {@link #minHold()} keeps
+ * it longer. A call that does not get the lock is skipped: the body does not run and the call returns {@code null},
+ * or {@link java.util.Optional#empty()} for a method declared to return {@code Optional}. So is a call whose acquire
+ * fails (DynamoDB cannot be reached: logged as a warning, the first of a row only). The lock is not reentrant: a run
+ * that calls another {@code @LockedRun} method of the same name skips it.
+ *
+ * <p><b>Against {@link LeaderOnly}.</b> {@code @LeaderOnly} keeps one leader per name for as long as it runs, and
+ * every call on the leader runs; {@code @LockedRun} takes a lock per call, so consecutive runs may happen on
+ * different instances, and an instance that was busy with the previous run does not hold anything between runs.
+ *
+ * <p><b>Same rules as {@link LeaderOnly}.</b> A method returning a primitive other than {@code void} cannot be
+ * skipped and fails startup; so does a method whose work runs after it returned (a {@code CompletionStage} or other
+ * {@code Future}, a reactive type, a Kotlin suspend function), a private, static or final method, and a method that
+ * also carries {@code @LeaderOnly}. It may be a meta-annotation of an annotation of your own, whose attributes stand
+ * for its own with {@link AliasFor @AliasFor}. It works on public methods of beans called through the bean's proxy;
+ * a call from the bean to itself bypasses the proxy and is not locked.
+ *
+ * <p><b>A lost lease.</b> Holding the lock when the run starts is no promise about its end: a run can lose its lease
+ * (a network partition, a pause longer than the lease). The run is told: {@link io.locktable.Lease#current()} ends
+ * ({@code isHeld()} false), a {@link LockedRunLostEvent} is published, and with {@link #interruptOnLoss()} its thread
+ * is interrupted. A run that ignores all of these runs on to its end while another instance may take the lock and
+ * run the same job: its fenced writes ({@code Lease.heldCheck()}, {@code Lease.transactWrite}) are refused from then
+ * on, its end is recorded with outcome {@code lost}, and its release does nothing (it never disturbs the new holder).
+ */
+@Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface LockedRun {
+
+    /**
+     * Alias of {@link #name()}.
+     *
+     * @return the name of the lock
+     */
+    @AliasFor("name")
+    String value() default "";
+
+    /**
+     * The name of the lock in the table. Placeholders such as {@code ${app.report.lock}} resolve against the
+     * environment. Empty (the default) means {@code <SimpleClassName>.<method>} of the bean's class, such as {@code
+     * ReportJob.report}: every instance of the application runs the same class, so they contend for the same lock.
+     *
+     * @return the name of the lock
+     */
+    @AliasFor("value")
+    String name() default "";
+
+    /**
+     * How long the run's lease lasts without a renewal, such as {@code "30s"} or {@code "PT1M"}, from 1 second to 1
+     * day; placeholders resolve. It does not bound the run: the lease renews itself while the body runs. It is how
+     * long the lock stays taken after the instance running it crashed. Empty (the default) means {@code
+     * locktable.lease-duration}.
+     *
+     * @return the lease duration, or empty for the property's
+     */
+    String leaseDuration() default "";
+
+    /**
+     * How long a run keeps the lock at least, counted from when it took it, such as {@code "30s"}; placeholders
+     * resolve. A run that ends sooner keeps the lock (renewed) until then, and releases it from a timer, never by
+     * making the caller wait; a run that ends later releases it when it ends. It keeps the other instances, whose
+     * schedules tick at other moments, from running the same job again right after a short run: with a schedule every
+     * {@code P}, a {@code minHold} a little below {@code P} runs the job once per period in the cluster. This is
+     * ShedLock's {@code lockAtLeastFor}. Empty or zero (the default): the lock is released when the body returns. When
+     * the application stops, a lock still held for its {@code minHold} is released.
+     *
+     * @return the minimum hold, or empty for none
+     */
+    String minHold() default "";
+
+    /**
+     * Whether the thread of a run whose lease is lost (another holder took it, or it ran out) is interrupted, so
+     * that work that honours interruption (blocking I/O, {@code Thread.sleep}, {@code BlockingQueue}...) stops at
+     * once. The interrupt is cleared when the run ends, so it never reaches the caller's next task. False (the
+     * default): the run is told only through {@link io.locktable.Lease#current()} and the {@link LockedRunLostEvent}.
+     *
+     * @return true to interrupt the run's thread when its lease is lost
+     */
+    boolean interruptOnLoss() default false;
+}

@@ -1,0 +1,54 @@
+package io.locktable.spring.autoconfigure;
+
+import io.locktable.LockTable;
+import io.locktable.spring.LockedRun;
+import io.locktable.spring.LockedRunAdvisor;
+import io.locktable.spring.LockedRuns;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+
+/**
+ * {@link LockedRun}: the {@link LockedRuns} that run each call under a lock of its own in the context's single
+ * {@link LockTable}, and the {@link LockedRunAdvisor} that hands the calls to it. The advisor applies through the
+ * context's auto-proxy creator, as {@code @LeaderOnly}'s does. Each backs off when the context has a bean of its
+ * type. In the test mode {@code locktable.test.lead-everything} (with {@code lock-spring-boot-test} on the class
+ * path) there is no {@code LockedRuns} and the advisor runs every call.
+ */
+@AutoConfiguration(after = {LockTableAutoConfiguration.class, AopAutoConfiguration.class})
+@EnableConfigurationProperties(LockTableProperties.class)
+@Import(AutoProxyCreatorRegistrar.class)
+@ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
+public final class LockedRunAutoConfiguration {
+
+    LockedRunAutoConfiguration() {}
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnSingleCandidate(LockTable.class)
+    LockedRuns lockedRuns(LockTable lockTable, LockTableProperties properties) {
+        return new LockedRuns(lockTable, LockTables.shutdownTimeout(properties));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static LockedRunAdvisor lockedRunAdvisor(
+            ObjectProvider<LockTableProperties> properties,
+            Environment environment,
+            ConfigurableListableBeanFactory beanFactory) {
+        return new LockedRunAdvisor(
+                () -> LockTables.leaseDuration(properties.getObject()),
+                LeadEverything.isOn(environment, beanFactory.getBeanClassLoader()));
+    }
+}
