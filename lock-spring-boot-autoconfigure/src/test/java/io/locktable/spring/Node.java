@@ -4,6 +4,7 @@ import io.locktable.Lease;
 import io.locktable.spring.autoconfigure.LeaderOnlyAutoConfiguration;
 import io.locktable.spring.autoconfigure.LockTableAutoConfiguration;
 import io.locktable.spring.autoconfigure.LockTableDynamoDbClientAutoConfiguration;
+import io.locktable.spring.autoconfigure.LockedRunAutoConfiguration;
 import io.locktable.test.TestTable;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,6 +66,12 @@ final class Node implements AutoCloseable {
     }
 
     static Node start(TestTable table, String holder, Runs runs, String lockName, String... properties) {
+        return start(table, holder, runs, lockName, List.of(), properties);
+    }
+
+    /** Starts a node whose context also has beans of the given classes, such as {@code @LockedRun} jobs. */
+    static Node start(
+            TestTable table, String holder, Runs runs, String lockName, List<Class<?>> beans, String... properties) {
         Faults faults = new Faults();
         DynamoDbClient client = table.engine().newClient(o -> o.addExecutionInterceptor(faults));
         List<String> all = new ArrayList<>(List.of(
@@ -84,6 +91,7 @@ final class Node implements AutoCloseable {
                     GenericApplicationContext generic = (GenericApplicationContext) c;
                     generic.registerBean(DynamoDbClient.class, () -> client);
                     generic.registerBean(Runs.class, () -> runs);
+                    beans.forEach(type -> generic.registerBean(type));
                 })
                 .run();
         return new Node(holder, context, faults);
@@ -96,6 +104,10 @@ final class Node implements AutoCloseable {
 
     LeaderRunner runner() {
         return runner;
+    }
+
+    <T> T bean(Class<T> type) {
+        return context.getBean(type);
     }
 
     /** The proxied bean, which stays callable while and after its context closes. */
@@ -166,7 +178,8 @@ final class Node implements AutoCloseable {
         TaskSchedulingAutoConfiguration.class,
         LockTableDynamoDbClientAutoConfiguration.class,
         LockTableAutoConfiguration.class,
-        LeaderOnlyAutoConfiguration.class
+        LeaderOnlyAutoConfiguration.class,
+        LockedRunAutoConfiguration.class
     })
     static class ClusterApp {
 
