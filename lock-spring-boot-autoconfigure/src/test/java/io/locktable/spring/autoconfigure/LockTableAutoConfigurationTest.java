@@ -14,6 +14,7 @@ import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.DynamoDbEngines;
 import io.locktable.test.TestTable;
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -28,6 +29,9 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
@@ -96,6 +100,53 @@ class LockTableAutoConfigurationTest {
                     assertThat(client.serviceClientConfiguration().region()).isEqualTo(Region.US_EAST_1);
                     assertThat(context).hasSingleBean(LockTable.class).hasSingleBean(LeaderRunner.class);
                     assertThat(context.getBean(LockTable.class).tableName()).isEqualTo(table.name());
+                });
+    }
+
+    @Test
+    void connectionDetailsOfTheContextWinOverTheProperties() {
+        LockTableConnectionDetails details = new LockTableConnectionDetails() {
+            @Override
+            public URI getEndpoint() {
+                return engine.endpoint();
+            }
+
+            @Override
+            public String getRegion() {
+                return "eu-west-1";
+            }
+
+            @Override
+            public AwsCredentialsProvider getCredentialsProvider() {
+                return StaticCredentialsProvider.create(AwsBasicCredentials.create("details", "details"));
+            }
+        };
+        runner.withPropertyValues(
+                        "locktable.dynamodb.endpoint=http://127.0.0.1:9", "locktable.dynamodb.region=us-east-1")
+                .withBean(LockTableConnectionDetails.class, () -> details)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(LockTableConnectionDetails.class);
+                    DynamoDbClient client = context.getBean(DynamoDbClient.class);
+                    assertThat(client.serviceClientConfiguration().endpointOverride())
+                            .contains(engine.endpoint());
+                    assertThat(client.serviceClientConfiguration().region()).isEqualTo(Region.EU_WEST_1);
+                    assertThat(context.getBean(LockTable.class).tryAcquire("by-details", Duration.ofSeconds(2)))
+                            .as("the client reaches the engine")
+                            .isPresent();
+                });
+    }
+
+    @Test
+    void thePropertiesAreTheConnectionDetailsWhenTheContextHasNone() {
+        runner.withPropertyValues(
+                        "locktable.dynamodb.endpoint=" + engine.endpoint(), "locktable.dynamodb.region=us-east-1")
+                .run(context -> {
+                    LockTableConnectionDetails details = context.getBean(LockTableConnectionDetails.class);
+                    assertThat(details.getEndpoint()).isEqualTo(engine.endpoint());
+                    assertThat(details.getRegion()).isEqualTo("us-east-1");
+                    assertThat(details.getCredentialsProvider())
+                            .as("the default chain")
+                            .isNull();
                 });
     }
 

@@ -1,0 +1,321 @@
+package io.locktable.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.locktable.Lease;
+import io.locktable.LeaseEnd;
+import io.locktable.LockTable;
+import io.locktable.spring.LockedRun;
+import io.locktable.spring.LockedRunEndedEvent;
+import io.locktable.spring.LockedRunLostEvent;
+import io.locktable.spring.LockedRunSkippedEvent;
+import io.locktable.spring.LockedRunStartedEvent;
+import io.locktable.spring.LockedRuns;
+import io.locktable.spring.actuate.LocksEndpoint;
+import io.locktable.test.DynamoDbEngine;
+import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.FaultInjector;
+import io.locktable.test.TestTable;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.event.EventListener;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * One context on the real engine: what a {@code @LockedRun} call does when it gets the lock, when another holder has
+ * it, when its acquire fails and when its lease is lost; its minimum hold; its events, meters and endpoint entry.
+ * Another {@link LockTable} on the same table plays the other instance.
+ */
+@DynamoDbEngineTest
+class LockedRunTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(1);
+    private static final Duration MARGIN = Duration.ofMillis(1500);
+
+    private final DynamoDbEngine engine;
+    private final TestTable table;
+    private final FaultInjector faults = new FaultInjector();
+    private final ApplicationContextRunner runner;
+
+    LockedRunTest(DynamoDbEngine engine, TestTable table) {
+        this.engine = engine;
+        this.table = table;
+        this.runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        LockTableDynamoDbClientAutoConfiguration.class,
+                        LockTableAutoConfiguration.class,
+                        LockedRunAutoConfiguration.class,
+                        LockTableActuatorAutoConfiguration.class,
+                        LockTableMetricsAutoConfiguration.class,
+                        MetricsAutoConfiguration.class,
+                        SimpleMetricsExportAutoConfiguration.class,
+                        CompositeMeterRegistryAutoConfiguration.class))
+                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> o.addExecutionInterceptor(faults)))
+                .withBean(Jobs.class)
+                .withBean(Events.class)
+                .withPropertyValues(
+                        "locktable.table-name=" + table.name(),
+                        "locktable.sort-key=" + table.sortKey().orElse(""),
+                        "locktable.lease-duration=" + LEASE.toMillis() + "ms",
+                        "management.endpoints.web.exposure.include=locks");
+    }
+
+    private LockTable otherInstance() {
+        return LockTable.builder(engine.client(), table.name(), table.partitionKey())
+                .sortKey(table.sortKey().orElseThrow())
+                .build();
+    }
+
+    @Test
+    void aRunHasItsLeaseBoundReleasesItOnReturnAndIsTimedAndTold() {
+        runner.run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            Lease lease = jobs.bound().orElseThrow();
+            assertThat(lease.name()).as("the default name").isEqualTo("Jobs.bound");
+            assertThat(lease.isHeld()).as("released when it returned").isFalse();
+            assertThat(lease.end()).contains(LeaseEnd.RELEASED);
+            assertThat(Lease.current()).as("bound only during the call").isEmpty();
+
+            Events events = context.getBean(Events.class);
+            await().atMost(MARGIN).until(() -> events.of("Jobs.bound").size() == 2);
+            assertThat(events.of("Jobs.bound").get(0)).isInstanceOf(LockedRunStartedEvent.class);
+            assertThat(events.of("Jobs.bound").get(1)).isInstanceOfSatisfying(LockedRunEndedEvent.class, ended -> {
+                assertThat(ended.outcome()).isEqualTo(LockedRunEndedEvent.Outcome.COMPLETED);
+                assertThat(ended.lease()).isSameAs(lease);
+            });
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            assertThat(meters.get("locktable.run")
+                            .tag("lock", "Jobs.bound")
+                            .tag("outcome", "completed")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
+
+            assertThatThrownBy(jobs::fails).isInstanceOf(IllegalStateException.class);
+            await().atMost(MARGIN)
+                    .untilAsserted(() -> assertThat(meters.get("locktable.run")
+                                    .tag("lock", "Jobs.fails")
+                                    .tag("outcome", "failed")
+                                    .timer()
+                                    .count())
+                            .isEqualTo(1));
+        });
+    }
+
+    @Test
+    void aCallIsSkippedWhileAnotherInstanceHoldsTheLock() {
+        runner.run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            try (LockTable other = otherInstance();
+                    Lease held = other.tryAcquire("Jobs.bound", LEASE).orElseThrow()) {
+                assertThat(jobs.bound()).as("Optional.empty() when skipped").isEmpty();
+                assertThat(jobs.counted()).as("the body did not run").isZero();
+                assertThat(held.isHeld()).isTrue();
+            }
+            assertThat(jobs.bound()).isPresent();
+            LockedRuns runs = context.getBean(LockedRuns.class);
+            assertThat(runs.skipped("Jobs.bound")).isEqualTo(1);
+            assertThat(context.getBean(MeterRegistry.class)
+                            .get("locktable.run.skipped")
+                            .tag("lock", "Jobs.bound")
+                            .functionCounter()
+                            .count())
+                    .isEqualTo(1);
+            Events events = context.getBean(Events.class);
+            await().atMost(MARGIN).until(() -> events.of("Jobs.bound").size() == 3);
+            assertThat(events.of("Jobs.bound").get(0))
+                    .isInstanceOfSatisfying(
+                            LockedRunSkippedEvent.class,
+                            skipped -> assertThat(skipped.reason()).isEqualTo(LockedRunSkippedEvent.Reason.BUSY));
+        });
+    }
+
+    @Test
+    void aFailedAcquireSkipsTheCall() {
+        runner.run(context -> {
+            faults.blackhole("UpdateItem");
+            faults.blackhole("GetItem");
+            try {
+                assertThat(context.getBean(Jobs.class).bound()).isEmpty();
+            } finally {
+                faults.clear();
+            }
+            Events events = context.getBean(Events.class);
+            await().atMost(MARGIN).until(() -> !events.of("Jobs.bound").isEmpty());
+            assertThat(events.of("Jobs.bound").get(0))
+                    .isInstanceOfSatisfying(
+                            LockedRunSkippedEvent.class,
+                            skipped -> assertThat(skipped.reason()).isEqualTo(LockedRunSkippedEvent.Reason.ERROR));
+            assertThat(context.getBean(Jobs.class).bound())
+                    .as("the next call, once it answers")
+                    .isPresent();
+        });
+    }
+
+    @Test
+    void aShortRunKeepsTheLockForItsMinHoldWithoutMakingTheCallerWait() {
+        runner.run(context -> {
+            long start = System.nanoTime();
+            Lease lease = context.getBean(Jobs.class).held().orElseThrow();
+            Duration call = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(call).as("the caller does not wait for the hold").isLessThan(Jobs.MIN_HOLD);
+            try (LockTable other = otherInstance()) {
+                assertThat(other.tryAcquire("held", LEASE))
+                        .as("kept after the run returned")
+                        .isEmpty();
+                assertThat(lease.isHeld()).isTrue();
+                await().atMost(Jobs.MIN_HOLD.plus(MARGIN)).until(() -> !lease.isHeld());
+                assertThat(Duration.ofNanos(System.nanoTime() - start))
+                        .as("released at the end of its minHold, renewed until then")
+                        .isGreaterThanOrEqualTo(Jobs.MIN_HOLD);
+                assertThat(lease.end()).contains(LeaseEnd.RELEASED);
+                assertThat(other.tryAcquire("held", LEASE)).isPresent();
+            }
+        });
+    }
+
+    @Test
+    void aRunThatLosesItsLeaseWithoutInterruptionRunsOnAndIsToldThroughTheLease() {
+        runner.run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<Boolean> running = CompletableFuture.supplyAsync(() -> jobs.blocks(entered, release));
+            assertThat(entered.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            LocksEndpoint.RunDescriptor shown =
+                    context.getBean(LocksEndpoint.class).locks().runs().get(0);
+            assertThat(shown.name()).isEqualTo("blocks");
+            assertThat(shown.fencingToken()).isEqualTo(jobs.seen().fencingToken());
+            assertThat(shown.startedAt()).isNotNull();
+
+            faults.blackhole("UpdateItem"); // no renewal reaches the table: the lease runs out
+            try {
+                await().atMost(LEASE.plus(MARGIN)).until(() -> !jobs.seen().isHeld());
+                Events events = context.getBean(Events.class);
+                await().atMost(MARGIN).until(() -> events.of("blocks").size() == 2);
+                assertThat(events.of("blocks").get(1))
+                        .isInstanceOfSatisfying(
+                                LockedRunLostEvent.class,
+                                lost -> assertThat(lost.reason()).isEqualTo(LeaseEnd.EXPIRED));
+                release.countDown();
+                assertThat(running.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
+                        .as("not interrupted, and Lease.current() ended")
+                        .isFalse();
+                await().atMost(MARGIN).until(() -> events.of("blocks").size() == 3);
+                assertThat(events.of("blocks").get(2))
+                        .isInstanceOfSatisfying(
+                                LockedRunEndedEvent.class,
+                                ended -> assertThat(ended.outcome()).isEqualTo(LockedRunEndedEvent.Outcome.LOST));
+                assertThat(context.getBean(LocksEndpoint.class).locks().runs()).isEmpty();
+            } finally {
+                faults.clear();
+            }
+        });
+    }
+
+    /** The jobs: public methods of a bean, each with its own lock. */
+    public static class Jobs {
+        static final Duration MIN_HOLD = Duration.ofMillis(1500);
+
+        private final AtomicReference<Lease> seen = new AtomicReference<>();
+        private volatile int calls;
+
+        @LockedRun
+        public Optional<Lease> bound() {
+            calls++;
+            return Lease.current();
+        }
+
+        public int counted() {
+            return calls;
+        }
+
+        public Lease seen() {
+            return seen.get();
+        }
+
+        @LockedRun
+        public void fails() {
+            throw new IllegalStateException("the job failed");
+        }
+
+        @LockedRun(name = "held", minHold = "1500ms")
+        public Optional<Lease> held() {
+            return Lease.current();
+        }
+
+        /** Blocks until released, ignoring interruption; returns whether it was interrupted or still held. */
+        @LockedRun("blocks")
+        public Boolean blocks(CountDownLatch entered, CountDownLatch release) {
+            seen.set(Lease.current().orElseThrow());
+            entered.countDown();
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    release.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            return interrupted || Lease.current().orElseThrow().isHeld();
+        }
+    }
+
+    /** The run events of the context, in the order delivered. */
+    public static class Events {
+        final List<Object> all = new CopyOnWriteArrayList<>();
+
+        @EventListener
+        public void on(LockedRunStartedEvent event) {
+            all.add(event);
+        }
+
+        @EventListener
+        public void on(LockedRunSkippedEvent event) {
+            all.add(event);
+        }
+
+        @EventListener
+        public void on(LockedRunLostEvent event) {
+            all.add(event);
+        }
+
+        @EventListener
+        public void on(LockedRunEndedEvent event) {
+            all.add(event);
+        }
+
+        List<Object> of(String name) {
+            return all.stream().filter(e -> name.equals(nameOf(e))).toList();
+        }
+
+        private static String nameOf(Object event) {
+            if (event instanceof LockedRunStartedEvent e) {
+                return e.name();
+            }
+            if (event instanceof LockedRunSkippedEvent e) {
+                return e.name();
+            }
+            if (event instanceof LockedRunLostEvent e) {
+                return e.name();
+            }
+            return ((LockedRunEndedEvent) event).name();
+        }
+    }
+}
