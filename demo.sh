@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The LockTable demo: three instances of samples/leader-demo share one lock table on a local dynalite.
 # One of them runs the @Scheduled @LeaderOnly job; the demo kills it with SIGKILL, stops the next one
-# gracefully, and shows the takeover times, the fencing tokens and the fenced records.
+# gracefully, and shows the takeover times, the fencing tokens and the fenced records; and how many times each
+# instance ran the @Scheduled @LockedRun report.
 # Needs only JDK 17+ and Node.js 20+. Exits non-zero if what it shows did not happen.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -31,7 +32,7 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 say "building the sample and lock-test (first run downloads Maven and dependencies)"
 ./mvnw -q -B -ntp -DskipTests -Dspotless.check.skip=true \
-  -pl lock-test,lock-core,lock-spring-boot-autoconfigure,lock-spring-boot-starter,samples/leader-demo install
+  -pl lock-test,lock-core,lock-spring-boot-autoconfigure,lock-spring-boot-starter,lock-spring-boot-test,samples/leader-demo install
 ./mvnw -q -B -ntp -pl lock-test dependency:build-classpath -Dmdep.outputFile="$PWD/$WORK/lock-test.classpath" >/dev/null
 
 say "starting dynalite through lock-test's installer"
@@ -118,5 +119,12 @@ order=$(json "$records" 'v.every((r, i) => i === 0 || Number(r.split(":")[0]) >=
 [ "$order" = "true" ] || fail "a record with a lower token was applied after a higher one"
 tokens=$(json "$records" '[...new Set(v.map(r => r.split(":")[0]))].join(" ")')
 say "tokens in the log: $tokens; no write from a stale leader was applied"
+
+say "the @LockedRun sales report (every 2 s on every instance, one run per period in the cluster), per instance:"
+for name in "${NAMES[@]}"; do
+  alive "$name" || continue
+  reports=$(get "http://127.0.0.1:${PORT[$name]}/demo/reports" 2>/dev/null || echo '[]')
+  say "      instance $name built $(json "$reports" 'v.length') reports"
+done
 
 say "demo passed in $(( ($(date +%s%N) - start_time) / 1000000000 )) s"

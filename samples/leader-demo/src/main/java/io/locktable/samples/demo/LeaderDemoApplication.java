@@ -2,11 +2,12 @@ package io.locktable.samples.demo;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.scheduling.annotation.EnableScheduling;
 
-/** A service of which several instances run; one of them sweeps orders, fenced by its lease. */
+/**
+ * A service of which several instances run: the leader sweeps orders, fenced by its lease ({@code @LeaderOnly}), and
+ * one instance per period builds the report ({@code @LockedRun}).
+ */
 @SpringBootApplication
-@EnableScheduling
 public class LeaderDemoApplication {
 
     /**

@@ -2,7 +2,7 @@ package io.locktable.samples.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.locktable.test.DynamoDbEngines;
+import io.locktable.spring.test.LockTableTestProperties;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,20 +14,20 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+/**
+ * The sample on lock-test's engine (dynalite, or moto with {@code -Dlocktable.test.engine=moto}), pointed at it with
+ * {@link LockTableTestProperties} from a {@code @DynamicPropertySource}: the only instance leads and appends fenced
+ * sweep records, and runs the {@code @LockedRun} report.
+ */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class LeaderDemoApplicationTest {
 
     @DynamicPropertySource
     static void engine(DynamicPropertyRegistry registry) {
-        if (DynamoDbEngines.current().isLocal()) {
-            System.setProperty("aws.accessKeyId", "local");
-            System.setProperty("aws.secretAccessKey", "local");
-        }
-        registry.add(
-                "locktable.dynamodb.endpoint",
-                () -> DynamoDbEngines.current().endpoint().toString());
-        registry.add("locktable.table-name", () -> DynamoDbEngines.current().uniqueTableName("LeaderDemoTest"));
+        LockTableTestProperties.register(registry);
         registry.add("demo.instance", () -> "solo");
+        registry.add("demo.report.period", () -> "500ms");
+        registry.add("demo.report.min-hold", () -> "400ms");
     }
 
     @LocalServerPort
@@ -55,5 +55,7 @@ class LeaderDemoApplicationTest {
         assertThat(records).contains("1:solo:1", "1:solo:2");
         assertThat(get("/demo/status")).contains("\"leader\":true").contains("\"fencingToken\":1");
         assertThat(get("/actuator/health")).contains("UP");
+        assertThat(get("/demo/reports")).as("the @LockedRun report ran here").contains("solo:1");
+        assertThat(get("/actuator/locks")).contains("\"runs\":[");
     }
 }
