@@ -2,12 +2,8 @@ package io.locktable.spring;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.Supplier;
-import org.aopalliance.aop.Advice;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 
 /**
@@ -25,18 +21,14 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
  * <p>Its order is {@link #DEFAULT_ORDER}, ahead of Spring's transaction and cache advisors, so a skipped call opens
  * no transaction. Declare a bean of this type to replace the auto-configured one.
  */
-public final class LeaderOnlyAdvisor extends LockAnnotationAdvisor<LeaderRunner> {
+public final class LeaderOnlyAdvisor extends LockAnnotationAdvisor<LeaderOnlyMethods.Target, LeaderRunner> {
 
     /** The default order: early among advisors, so the leadership is checked before transactions start. */
     public static final int DEFAULT_ORDER = LockAnnotationAdvisor.ORDER;
 
     private static final long serialVersionUID = 1L;
-    private static final Logger log = LoggerFactory.getLogger(LeaderRunner.class);
 
-    private final transient Supplier<Duration> defaultLeaseDuration;
     private final transient LeaderOnlyMethods methods;
-    private final transient LeaderOnlyInterceptor interceptor;
-    private final boolean leadEverything;
 
     /**
      * Creates the advisor.
@@ -45,7 +37,7 @@ public final class LeaderOnlyAdvisor extends LockAnnotationAdvisor<LeaderRunner>
      *     at startup
      */
     public LeaderOnlyAdvisor(Supplier<Duration> defaultLeaseDuration) {
-        this(defaultLeaseDuration, new LeaderOnlyMethods(defaultLeaseDuration), false);
+        this(defaultLeaseDuration, false);
     }
 
     /**
@@ -58,32 +50,23 @@ public final class LeaderOnlyAdvisor extends LockAnnotationAdvisor<LeaderRunner>
      *     lock-spring-boot-test} on the class path. The declarations are checked as always
      */
     public LeaderOnlyAdvisor(Supplier<Duration> defaultLeaseDuration, boolean leadEverything) {
-        this(defaultLeaseDuration, new LeaderOnlyMethods(defaultLeaseDuration), leadEverything);
+        this(new LeaderOnlyMethods(defaultLeaseDuration), defaultLeaseDuration, leadEverything);
     }
 
     private LeaderOnlyAdvisor(
-            Supplier<Duration> defaultLeaseDuration, LeaderOnlyMethods methods, boolean leadEverything) {
-        super(LeaderOnly.class, LeaderRunner.class, methods);
-        this.defaultLeaseDuration = Objects.requireNonNull(defaultLeaseDuration, "defaultLeaseDuration");
+            LeaderOnlyMethods methods, Supplier<Duration> defaultLeaseDuration, boolean leadEverything) {
+        super(
+                LeaderOnly.class,
+                LeaderRunner.class,
+                methods,
+                defaultLeaseDuration,
+                leadEverything,
+                runner -> new LeaderOnlyInterceptor(methods, runner, leadEverything));
         this.methods = methods;
-        this.interceptor = new LeaderOnlyInterceptor(methods, runtimeSupplier(), leadEverything);
-        this.leadEverything = leadEverything;
     }
 
-    /**
-     * The interceptor that admits or skips a call.
-     *
-     * @return the advice
-     */
     @Override
-    public Advice getAdvice() {
-        return interceptor;
-    }
-
-    /** Reads and checks the {@code @LeaderOnly} methods of every bean, and registers their names with the runner. */
-    @Override
-    void scan(ConfigurableListableBeanFactory factory) {
-        defaultLeaseDuration.get(); // checks the property even when no method uses it
+    Map<String, LeaderOnlyMethods.Target> scan(ConfigurableListableBeanFactory factory) {
         Map<String, LeaderOnlyMethods.Target> byName = new TreeMap<>();
         methods.scan(factory, target -> {
             LeaderOnlyMethods.Target other = byName.putIfAbsent(target.name(), target);
@@ -95,18 +78,19 @@ public final class LeaderOnlyAdvisor extends LockAnnotationAdvisor<LeaderRunner>
                         "Give the methods that share a name the same leaseDuration, or different names.");
             }
         });
-        LeaderRunner found = runtime();
-        if (found == null) {
-            if (!byName.isEmpty() && !leadEverything) {
-                log.warn(
-                        "No LeaderRunner: this instance never leads, and every call of the @LeaderOnly methods of {}"
-                                + " is skipped. Either locktable.leader.enabled=false, or the context has no single"
-                                + " LockTable (several DynamoDbClient beans, none of them @Primary or marked"
-                                + " @LockTableDynamoDbClient, or several LockTable beans, none of them @Primary)",
-                        byName.keySet());
-            }
-            return;
-        }
-        byName.values().forEach(target -> found.register(target.name(), target.leaseDuration()));
+        return byName;
+    }
+
+    @Override
+    void register(LeaderRunner runner, LeaderOnlyMethods.Target leadership) {
+        runner.register(leadership.name(), leadership.leaseDuration());
+    }
+
+    @Override
+    String withoutRuntime() {
+        return "No LeaderRunner: this instance never leads, and every call of the @LeaderOnly methods of {} is"
+                + " skipped. Either locktable.leader.enabled=false, or the context has no single LockTable (several"
+                + " DynamoDbClient beans, none of them @Primary or marked @LockTableDynamoDbClient, or several"
+                + " LockTable beans, none of them @Primary)";
     }
 }

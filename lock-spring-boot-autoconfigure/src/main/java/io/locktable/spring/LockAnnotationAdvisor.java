@@ -1,8 +1,14 @@
 package io.locktable.spring;
 
 import java.lang.annotation.Annotation;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.aopalliance.aop.Advice;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
@@ -16,13 +22,14 @@ import org.springframework.core.env.Environment;
 
 /**
  * What the advisors of {@link LeaderOnly} and {@link LockedRun} share: a pointcut on the annotation (on the method,
- * inherited, or as a meta-annotation), the bean factory where each finds its runtime bean and the annotated methods
- * of every bean, the environment their declarations resolve against, and the startup scan once every singleton
- * exists.
+ * inherited, or as a meta-annotation), the interceptor, the bean factory where each finds its runtime bean and the
+ * annotated methods of every bean, the environment their declarations resolve against, and the startup scan once
+ * every singleton exists: every declaration is read and checked, and the runtime bean is told the names.
  *
+ * @param <T> what a method's declaration resolves to
  * @param <R> the runtime bean the interceptor hands calls to, such as the {@link LeaderRunner}
  */
-abstract class LockAnnotationAdvisor<R> extends AbstractPointcutAdvisor
+abstract class LockAnnotationAdvisor<T, R> extends AbstractPointcutAdvisor
         implements BeanFactoryAware, EnvironmentAware, SmartInitializingSingleton {
 
     /** The default order of both advisors: early among advisors, so that a skipped call opens no transaction. */
@@ -31,16 +38,27 @@ abstract class LockAnnotationAdvisor<R> extends AbstractPointcutAdvisor
     private static final long serialVersionUID = 1L;
 
     private final transient Class<R> runtimeType;
-    private final transient AnnotatedMethods<?, ?> methods;
+    private final transient AnnotatedMethods<?, T> methods;
+    private final transient Supplier<Duration> defaultLeaseDuration;
+    private final boolean leadEverything;
     private final transient Pointcut pointcut;
+    private final transient MethodInterceptor interceptor;
     private transient volatile ConfigurableListableBeanFactory beanFactory;
     private transient volatile R runtime;
 
     LockAnnotationAdvisor(
-            Class<? extends Annotation> annotation, Class<R> runtimeType, AnnotatedMethods<?, ?> methods) {
+            Class<? extends Annotation> annotation,
+            Class<R> runtimeType,
+            AnnotatedMethods<?, T> methods,
+            Supplier<Duration> defaultLeaseDuration,
+            boolean leadEverything,
+            Function<Supplier<R>, MethodInterceptor> interceptor) {
         this.runtimeType = runtimeType;
         this.methods = methods;
+        this.defaultLeaseDuration = Objects.requireNonNull(defaultLeaseDuration, "defaultLeaseDuration");
+        this.leadEverything = leadEverything;
         this.pointcut = new AnnotationMatchingPointcut(null, annotation, true);
+        this.interceptor = interceptor.apply(this::runtime);
         setOrder(ORDER);
     }
 
@@ -61,7 +79,9 @@ abstract class LockAnnotationAdvisor<R> extends AbstractPointcutAdvisor
      * @return the advice
      */
     @Override
-    public abstract Advice getAdvice();
+    public Advice getAdvice() {
+        return interceptor;
+    }
 
     /**
      * Receives the bean factory, where it finds its runtime bean and the annotated methods.
@@ -93,13 +113,34 @@ abstract class LockAnnotationAdvisor<R> extends AbstractPointcutAdvisor
     @Override
     public void afterSingletonsInstantiated() {
         ConfigurableListableBeanFactory factory = beanFactory;
-        if (factory != null) {
-            scan(factory);
+        if (factory == null) {
+            return;
         }
+        defaultLeaseDuration.get(); // checks the property even when no method uses it
+        Map<String, T> byName = scan(factory);
+        R found = runtime();
+        if (found == null) {
+            if (!byName.isEmpty() && !leadEverything) {
+                LoggerFactory.getLogger(runtimeType).warn(withoutRuntime(), byName.keySet());
+            }
+            return;
+        }
+        byName.values().forEach(declared -> register(found, declared));
     }
 
-    /** Reads and checks the annotated methods of every bean of the factory; see {@link AnnotatedMethods#scan}. */
-    abstract void scan(ConfigurableListableBeanFactory factory);
+    /**
+     * Reads and checks the annotated methods of every bean of the factory (see {@link AnnotatedMethods#scan}).
+     *
+     * @return the declarations by name, sorted
+     * @throws MethodDeclarationException for a method that cannot work as declared
+     */
+    abstract Map<String, T> scan(ConfigurableListableBeanFactory factory);
+
+    /** Tells the runtime bean of a name found at startup. */
+    abstract void register(R runtime, T declared);
+
+    /** The WARN when the context has no runtime bean, with {@code {}} for the names. */
+    abstract String withoutRuntime();
 
     /** The runtime bean, looked up once it exists: null when the context has none (or several). */
     final R runtime() {
@@ -109,10 +150,5 @@ abstract class LockAnnotationAdvisor<R> extends AbstractPointcutAdvisor
             runtime = found;
         }
         return found;
-    }
-
-    /** The runtime bean's supplier, for the interceptor. */
-    final Supplier<R> runtimeSupplier() {
-        return this::runtime;
     }
 }

@@ -1,13 +1,9 @@
 package io.locktable.spring;
 
 import java.time.Duration;
-import java.util.Objects;
-import java.util.Set;
-import java.util.TreeSet;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Supplier;
-import org.aopalliance.aop.Advice;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 
 /**
@@ -24,18 +20,14 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
  * no transaction and a run's transaction commits before its lock is released. Declare a bean of this type to
  * replace the auto-configured one.
  */
-public final class LockedRunAdvisor extends LockAnnotationAdvisor<LockedRuns> {
+public final class LockedRunAdvisor extends LockAnnotationAdvisor<LockedRunMethods.Target, LockedRuns> {
 
     /** The default order: early among advisors, so the lock is taken before transactions start. */
     public static final int DEFAULT_ORDER = LockAnnotationAdvisor.ORDER;
 
     private static final long serialVersionUID = 1L;
-    private static final Logger log = LoggerFactory.getLogger(LockedRun.class);
 
-    private final transient Supplier<Duration> defaultLeaseDuration;
     private final transient LockedRunMethods methods;
-    private final transient LockedRunInterceptor interceptor;
-    private final boolean leadEverything;
 
     /**
      * Creates the advisor.
@@ -44,7 +36,7 @@ public final class LockedRunAdvisor extends LockAnnotationAdvisor<LockedRuns> {
      *     at startup
      */
     public LockedRunAdvisor(Supplier<Duration> defaultLeaseDuration) {
-        this(defaultLeaseDuration, new LockedRunMethods(defaultLeaseDuration), false);
+        this(defaultLeaseDuration, false);
     }
 
     /**
@@ -57,45 +49,37 @@ public final class LockedRunAdvisor extends LockAnnotationAdvisor<LockedRuns> {
      *     lock-spring-boot-test} on the class path. The declarations are checked as always
      */
     public LockedRunAdvisor(Supplier<Duration> defaultLeaseDuration, boolean leadEverything) {
-        this(defaultLeaseDuration, new LockedRunMethods(defaultLeaseDuration), leadEverything);
+        this(new LockedRunMethods(defaultLeaseDuration), defaultLeaseDuration, leadEverything);
     }
 
     private LockedRunAdvisor(
-            Supplier<Duration> defaultLeaseDuration, LockedRunMethods methods, boolean leadEverything) {
-        super(LockedRun.class, LockedRuns.class, methods);
-        this.defaultLeaseDuration = Objects.requireNonNull(defaultLeaseDuration, "defaultLeaseDuration");
+            LockedRunMethods methods, Supplier<Duration> defaultLeaseDuration, boolean leadEverything) {
+        super(
+                LockedRun.class,
+                LockedRuns.class,
+                methods,
+                defaultLeaseDuration,
+                leadEverything,
+                runs -> new LockedRunInterceptor(methods, runs, leadEverything));
         this.methods = methods;
-        this.interceptor = new LockedRunInterceptor(methods, runtimeSupplier(), leadEverything);
-        this.leadEverything = leadEverything;
     }
 
-    /**
-     * The interceptor that runs a call under its lock, or skips it.
-     *
-     * @return the advice
-     */
     @Override
-    public Advice getAdvice() {
-        return interceptor;
+    Map<String, LockedRunMethods.Target> scan(ConfigurableListableBeanFactory factory) {
+        Map<String, LockedRunMethods.Target> byName = new TreeMap<>();
+        methods.scan(factory, target -> byName.putIfAbsent(target.name(), target));
+        return byName;
     }
 
-    /** Reads and checks the {@code @LockedRun} methods of every bean, and tells {@link LockedRuns} their names. */
     @Override
-    void scan(ConfigurableListableBeanFactory factory) {
-        defaultLeaseDuration.get(); // checks the property even when no method uses it
-        Set<String> names = new TreeSet<>();
-        methods.scan(factory, target -> names.add(target.name()));
-        LockedRuns found = runtime();
-        if (found == null) {
-            if (!names.isEmpty() && !leadEverything) {
-                log.warn(
-                        "No LockedRuns: every call of the @LockedRun methods of {} is skipped, because the context has"
-                                + " no single LockTable (several DynamoDbClient beans, none of them @Primary or marked"
-                                + " @LockTableDynamoDbClient, or several LockTable beans, none of them @Primary)",
-                        names);
-            }
-            return;
-        }
-        names.forEach(found::register);
+    void register(LockedRuns runs, LockedRunMethods.Target lock) {
+        runs.register(lock.name());
+    }
+
+    @Override
+    String withoutRuntime() {
+        return "No LockedRuns: every call of the @LockedRun methods of {} is skipped, because the context has no"
+                + " single LockTable (several DynamoDbClient beans, none of them @Primary or marked"
+                + " @LockTableDynamoDbClient, or several LockTable beans, none of them @Primary)";
     }
 }

@@ -4,7 +4,6 @@ import io.locktable.Lease;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import org.springframework.context.ApplicationEvent;
 
 /**
  * The body of a {@link LockedRun} run ended: it returned, threw, or ran on after its lease was lost. Published by
@@ -19,7 +18,7 @@ import org.springframework.context.ApplicationEvent;
  * }
  * }</pre>
  */
-public final class LockedRunEndedEvent extends ApplicationEvent {
+public final class LockedRunEndedEvent extends LockedRunEvent {
 
     /** How a run ended. */
     public enum Outcome {
@@ -33,9 +32,6 @@ public final class LockedRunEndedEvent extends ApplicationEvent {
 
     /** The serialization version. */
     private static final long serialVersionUID = 1L;
-
-    /** The name of the lock. */
-    private final String name;
 
     /** How the run ended. */
     private final Outcome outcome;
@@ -58,21 +54,11 @@ public final class LockedRunEndedEvent extends ApplicationEvent {
      */
     public LockedRunEndedEvent(
             Object source, String name, Lease lease, Outcome outcome, Duration duration, Throwable failure) {
-        super(source);
-        this.name = Objects.requireNonNull(name, "name");
+        super(source, name);
         this.lease = Objects.requireNonNull(lease, "lease");
         this.outcome = Objects.requireNonNull(outcome, "outcome");
         this.duration = Objects.requireNonNull(duration, "duration");
         this.failure = failure;
-    }
-
-    /**
-     * The name of the lock.
-     *
-     * @return the name
-     */
-    public String name() {
-        return name;
     }
 
     /**
@@ -114,7 +100,7 @@ public final class LockedRunEndedEvent extends ApplicationEvent {
 
     @Override
     public String toString() {
-        return "LockedRunEndedEvent[" + name + ", fencingToken=" + lease.fencingToken() + ", " + outcome + ", "
+        return "LockedRunEndedEvent[" + name() + ", fencingToken=" + lease.fencingToken() + ", " + outcome + ", "
                 + duration + "]";
     }
 }

@@ -3,7 +3,6 @@ package io.locktable.spring;
 import io.locktable.Lease;
 import io.locktable.LeaseEnd;
 import java.util.Objects;
-import org.springframework.context.ApplicationEvent;
 
 /**
  * A {@link LockedRun} run lost its lease while its body was still running: another holder took the lock, or the
@@ -20,13 +19,10 @@ import org.springframework.context.ApplicationEvent;
  * }
  * }</pre>
  */
-public final class LockedRunLostEvent extends ApplicationEvent {
+public final class LockedRunLostEvent extends LockedRunEvent {
 
     /** The serialization version. */
     private static final long serialVersionUID = 1L;
-
-    /** The name of the lock. */
-    private final String name;
 
     /** How the lease ended. */
     private final LeaseEnd reason;
@@ -42,19 +38,9 @@ public final class LockedRunLostEvent extends ApplicationEvent {
      * @param reason how it ended: {@link LeaseEnd#LOST}, {@link LeaseEnd#EXPIRED} or {@link LeaseEnd#CLOSED}
      */
     public LockedRunLostEvent(Object source, String name, Lease lease, LeaseEnd reason) {
-        super(source);
-        this.name = Objects.requireNonNull(name, "name");
+        super(source, name);
         this.lease = Objects.requireNonNull(lease, "lease");
         this.reason = Objects.requireNonNull(reason, "reason");
-    }
-
-    /**
-     * The name of the lock.
-     *
-     * @return the name
-     */
-    public String name() {
-        return name;
     }
 
     /**
@@ -77,6 +63,6 @@ public final class LockedRunLostEvent extends ApplicationEvent {
 
     @Override
     public String toString() {
-        return "LockedRunLostEvent[" + name + ", fencingToken=" + lease.fencingToken() + ", " + reason + "]";
+        return "LockedRunLostEvent[" + name() + ", fencingToken=" + lease.fencingToken() + ", " + reason + "]";
     }
 }

@@ -1,7 +1,6 @@
 package io.locktable.spring;
 
 import java.util.Objects;
-import org.springframework.context.ApplicationEvent;
 
 /**
  * A {@link LockedRun} call was skipped: its body did not run. Published by {@link LockedRuns} on the thread {@code
@@ -16,7 +15,7 @@ import org.springframework.context.ApplicationEvent;
  * }
  * }</pre>
  */
-public final class LockedRunSkippedEvent extends ApplicationEvent {
+public final class LockedRunSkippedEvent extends LockedRunEvent {
 
     /** Why a call was skipped. */
     public enum Reason {
@@ -34,9 +33,6 @@ public final class LockedRunSkippedEvent extends ApplicationEvent {
     /** The serialization version. */
     private static final long serialVersionUID = 1L;
 
-    /** The name of the lock. */
-    private final String name;
-
     /** Why the call was skipped. */
     private final Reason reason;
 
@@ -48,18 +44,8 @@ public final class LockedRunSkippedEvent extends ApplicationEvent {
      * @param reason why the call was skipped
      */
     public LockedRunSkippedEvent(Object source, String name, Reason reason) {
-        super(source);
-        this.name = Objects.requireNonNull(name, "name");
+        super(source, name);
         this.reason = Objects.requireNonNull(reason, "reason");
-    }
-
-    /**
-     * The name of the lock.
-     *
-     * @return the name
-     */
-    public String name() {
-        return name;
     }
 
     /**
@@ -73,6 +59,6 @@ public final class LockedRunSkippedEvent extends ApplicationEvent {
 
     @Override
     public String toString() {
-        return "LockedRunSkippedEvent[" + name + ", " + reason + "]";
+        return "LockedRunSkippedEvent[" + name() + ", " + reason + "]";
     }
 }

@@ -2,7 +2,6 @@ package io.locktable.spring;
 
 import io.locktable.Lease;
 import java.util.Objects;
-import org.springframework.context.ApplicationEvent;
 
 /**
  * A {@link LockedRun} call took its lock and its body starts. Published by {@link LockedRuns}; a {@link
@@ -15,17 +14,13 @@ import org.springframework.context.ApplicationEvent;
  * }
  * }</pre>
  *
- * <p>The events of the runs are delivered one at a time, in the order they happened, on the thread {@code
- * locktable-run-events}, never on the run's thread: a slow listener delays other listeners, never a run or a lock.
- * So a listener may see this event after the body started, or even ended.
+ * <p>Delivered on the thread {@code locktable-run-events}, never on the run's thread, so a listener may hear of it
+ * after the body started, or even ended (see {@link LockedRunEvent}).
  */
-public final class LockedRunStartedEvent extends ApplicationEvent {
+public final class LockedRunStartedEvent extends LockedRunEvent {
 
     /** The serialization version. */
     private static final long serialVersionUID = 1L;
-
-    /** The name of the lock. */
-    private final String name;
 
     private final transient Lease lease;
 
@@ -37,18 +32,8 @@ public final class LockedRunStartedEvent extends ApplicationEvent {
      * @param lease the run's lease
      */
     public LockedRunStartedEvent(Object source, String name, Lease lease) {
-        super(source);
-        this.name = Objects.requireNonNull(name, "name");
+        super(source, name);
         this.lease = Objects.requireNonNull(lease, "lease");
-    }
-
-    /**
-     * The name of the lock.
-     *
-     * @return the name
-     */
-    public String name() {
-        return name;
     }
 
     /**
@@ -62,6 +47,6 @@ public final class LockedRunStartedEvent extends ApplicationEvent {
 
     @Override
     public String toString() {
-        return "LockedRunStartedEvent[" + name + ", fencingToken=" + lease.fencingToken() + "]";
+        return "LockedRunStartedEvent[" + name() + ", fencingToken=" + lease.fencingToken() + "]";
     }
 }

@@ -70,7 +70,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     private final ConcurrentSkipListMap<String, PerName> names = new ConcurrentSkipListMap<>();
     private final Set<Run> running = ConcurrentHashMap.newKeySet();
     private final Object idle = new Object();
-    private final ScheduledThreadPoolExecutor holds;
+    private volatile ScheduledThreadPoolExecutor holds = newHolds();
     private volatile boolean accepting = true;
     private volatile boolean started;
 
@@ -97,14 +97,19 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         if (shutdownTimeout.isNegative()) {
             throw new IllegalArgumentException("shutdownTimeout must not be negative, was " + shutdownTimeout);
         }
-        this.holds = new ScheduledThreadPoolExecutor(1, task -> {
+        events.start();
+    }
+
+    /** The timer of the holds: one daemon thread, created at the first hold. */
+    private static ScheduledThreadPoolExecutor newHolds() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, task -> {
             Thread thread = new Thread(task, "locktable-run-hold");
             thread.setDaemon(true);
             return thread;
         });
-        holds.setRemoveOnCancelPolicy(true);
-        holds.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        events.start();
+        timer.setRemoveOnCancelPolicy(true);
+        timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        return timer;
     }
 
     /**
@@ -203,7 +208,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         perName.skipped.increment();
         log.debug("Skipped {}: {}", target.method(), reason);
         events.publish(new LockedRunSkippedEvent(this, target.name(), reason));
-        return Invocations.skipped(method);
+        return LockAnnotationInterceptor.skipped(method);
     }
 
     /** After the body: ends the run, tells how it went, and releases the lock now or at the end of its hold. */
@@ -240,7 +245,10 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
 
     /** Starts admitting runs again after a stop, and the event thread. Called by the application context. */
     @Override
-    public void start() {
+    public synchronized void start() {
+        if (holds.isShutdown()) {
+            holds = newHolds();
+        }
         events.start();
         accepting = true;
         started = true;
@@ -251,7 +259,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
      * their minimum hold, and delivers the events published so far. Called by the application context.
      */
     @Override
-    public void stop() {
+    public synchronized void stop() {
         accepting = false;
         started = false;
         long deadline = System.nanoTime() + shutdownTimeout.toNanos();

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.locktable.Lease;
 import io.locktable.spring.LeaderOnly;
+import io.locktable.spring.LockedRun;
 import io.locktable.spring.autoconfigure.LeaderOnlyAutoConfiguration;
 import io.locktable.spring.autoconfigure.LockTableAutoConfiguration;
+import io.locktable.spring.autoconfigure.LockedRunAutoConfiguration;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
@@ -33,7 +35,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * The starter processed ahead of time, as for a native image: the processing of its auto-configuration succeeds,
- * and {@code @LeaderOnly} methods get the hints a native image needs to read and call them.
+ * and {@code @LeaderOnly} and {@code @LockedRun} methods get the hints a native image needs to read and call them.
  */
 class LeaderOnlyAotTest {
 
@@ -78,13 +80,20 @@ class LeaderOnlyAotTest {
                 .accepts(hints);
         assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Job.class, "composed"))
                 .accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Job.class, "locked"))
+                .as("a @LockedRun method")
+                .accepts(hints);
         assertThat(RuntimeHintsPredicates.reflection().onType(Job.class)).accepts(hints);
         assertThat(RuntimeHintsPredicates.reflection().onType(Nightly.class)).accepts(hints);
     }
 
     /** The application: the starter's auto-configuration and a bean with {@code @LeaderOnly} methods. */
     @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration({LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class})
+    @ImportAutoConfiguration({
+        LockTableAutoConfiguration.class,
+        LeaderOnlyAutoConfiguration.class,
+        LockedRunAutoConfiguration.class
+    })
     public static class App {
 
         /**
@@ -142,6 +151,16 @@ class LeaderOnlyAotTest {
          */
         @Nightly("${job.name}")
         public Long composed() {
+            return Lease.current().orElseThrow().fencingToken();
+        }
+
+        /**
+         * Runs under a lock of its own.
+         *
+         * @return the fencing token of the run's lease, or null when skipped
+         */
+        @LockedRun
+        public Long locked() {
             return Lease.current().orElseThrow().fencingToken();
         }
     }

@@ -9,6 +9,7 @@ import io.locktable.LeaseEnd;
 import io.locktable.LockTable;
 import io.locktable.spring.LockedRun;
 import io.locktable.spring.LockedRunEndedEvent;
+import io.locktable.spring.LockedRunEvent;
 import io.locktable.spring.LockedRunLostEvent;
 import io.locktable.spring.LockedRunSkippedEvent;
 import io.locktable.spring.LockedRunStartedEvent;
@@ -277,45 +278,17 @@ class LockedRunTest {
         }
     }
 
-    /** The run events of the context, in the order delivered. */
+    /** The run events of the context, in the order delivered: one listener hears them all. */
     public static class Events {
-        final List<Object> all = new CopyOnWriteArrayList<>();
+        final List<LockedRunEvent> all = new CopyOnWriteArrayList<>();
 
         @EventListener
-        public void on(LockedRunStartedEvent event) {
+        public void on(LockedRunEvent event) {
             all.add(event);
         }
 
-        @EventListener
-        public void on(LockedRunSkippedEvent event) {
-            all.add(event);
-        }
-
-        @EventListener
-        public void on(LockedRunLostEvent event) {
-            all.add(event);
-        }
-
-        @EventListener
-        public void on(LockedRunEndedEvent event) {
-            all.add(event);
-        }
-
-        List<Object> of(String name) {
-            return all.stream().filter(e -> name.equals(nameOf(e))).toList();
-        }
-
-        private static String nameOf(Object event) {
-            if (event instanceof LockedRunStartedEvent e) {
-                return e.name();
-            }
-            if (event instanceof LockedRunSkippedEvent e) {
-                return e.name();
-            }
-            if (event instanceof LockedRunLostEvent e) {
-                return e.name();
-            }
-            return ((LockedRunEndedEvent) event).name();
+        List<LockedRunEvent> of(String name) {
+            return all.stream().filter(e -> name.equals(e.name())).toList();
         }
     }
 }
