@@ -113,7 +113,7 @@ class LockTableAutoConfigurationTest {
 
             @Override
             public String getRegion() {
-                return "eu-west-1";
+                return "us-east-1"; // the engine's: moto keeps tables per region
             }
 
             @Override
@@ -122,14 +122,14 @@ class LockTableAutoConfigurationTest {
             }
         };
         runner.withPropertyValues(
-                        "locktable.dynamodb.endpoint=http://127.0.0.1:9", "locktable.dynamodb.region=us-east-1")
+                        "locktable.dynamodb.endpoint=http://127.0.0.1:9", "locktable.dynamodb.region=eu-west-1")
                 .withBean(LockTableConnectionDetails.class, () -> details)
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(LockTableConnectionDetails.class);
                     DynamoDbClient client = context.getBean(DynamoDbClient.class);
                     assertThat(client.serviceClientConfiguration().endpointOverride())
                             .contains(engine.endpoint());
-                    assertThat(client.serviceClientConfiguration().region()).isEqualTo(Region.EU_WEST_1);
+                    assertThat(client.serviceClientConfiguration().region()).isEqualTo(Region.US_EAST_1);
                     assertThat(context.getBean(LockTable.class).tryAcquire("by-details", Duration.ofSeconds(2)))
                             .as("the client reaches the engine")
                             .isPresent();
