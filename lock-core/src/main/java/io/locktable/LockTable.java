@@ -613,8 +613,11 @@ public final class LockTable implements AutoCloseable {
     /** Builds a {@link LockTable}. Not thread-safe. */
     public static final class Builder {
         private static final int MAX_NAME_LENGTH = 255;
-        /** Renewals in flight at once, at most: 8 round trips of 5 ms renew 1,600 leases a second. */
-        private static final int DEFAULT_WORKER_THREADS = 8;
+        /**
+         * Renewals in flight at once, at most: 6 round trips of 5 ms renew 1,200 leases a second; with the timer and
+         * the event thread, a table adds at most 8 threads.
+         */
+        private static final int DEFAULT_WORKER_THREADS = 6;
 
         private final @Nullable DynamoDbClient client;
         private final String tableName;
@@ -678,12 +681,13 @@ public final class LockTable implements AutoCloseable {
         }
 
         /**
-         * How many worker threads may send the renewals and releases of the table at once (default 8), beside one
+         * How many worker threads may send the renewals and releases of the table at once (default 6), beside one
          * timer thread that keeps the schedule and ends leases on time, and one event thread for listeners. Workers
          * start as the queued requests need them and go away when idle, so a table holding a few leases runs one or
          * two. When renewals queue up anyway (the engine answers slower than they fall due), the leases nearest their
          * end go first and {@link LockTableListener#onRenewalLate} tells. With a synchronous client a worker carries
-         * one round trip at a time: 8 workers at 5 ms renew about 1,600 leases a second.
+         * one round trip at a time: 6 workers at 5 ms renew about 1,200 leases a second, so a table adds at most 8
+         * threads in all by default.
          *
          * @param threads 1 to 64
          * @return this builder
