@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The LockTable demo: three instances of samples/leader-demo share one lock table on a local dynalite.
+# The LockTable demo: four instances of samples/leader-demo share one lock table on a local dynalite.
 # One of them runs the @Scheduled @LeaderOnly job; the demo kills it with SIGKILL, stops the next one
-# gracefully, and shows the takeover times, the fencing tokens and the fenced records; and how many times each
-# instance ran the @Scheduled @LockedRun report.
+# gracefully, freezes the third with SIGSTOP in the middle of a sweep until the fourth has taken over, and
+# shows the takeover times, the fencing tokens, the frozen leader's write refused, and the fenced records; and how
+# many times each instance ran the @Scheduled @LockedRun report.
 # Needs only JDK 17+ and Node.js 20+. Exits non-zero if what it shows did not happen.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -25,7 +26,7 @@ trap cleanup EXIT
 trap 'say "interrupted"; exit 130' INT TERM
 
 # HTTP and JSON with the Node.js that dynalite needs anyway, so nothing else must be installed.
-get() { node -e 'fetch(process.argv[1]).then(r => r.ok ? r.text() : Promise.reject(r.status)).then(t => console.log(t)).catch(() => process.exit(1))' "$1"; }
+get() { node -e 'fetch(process.argv[1], { signal: AbortSignal.timeout(2000) }).then(r => r.ok ? r.text() : Promise.reject(r.status)).then(t => console.log(t)).catch(() => process.exit(1))' "$1"; }
 json() { node -e 'const v = JSON.parse(process.argv[1]); const f = new Function("v", "return " + process.argv[2]); console.log(f(v))' "$1" "$2"; }
 free_port() { node -e 'const s = require("net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
@@ -43,20 +44,21 @@ ENDPOINT=$(sed -n 's/^DYNALITE_ENDPOINT=//p' "$WORK/dynalite.out")
 [ -n "$ENDPOINT" ] || { cat "$WORK/dynalite.out"; fail "dynalite did not start"; }
 say "dynalite answers at $ENDPOINT"
 
-NAMES=(a b c)
+NAMES=(a b c d)
 declare -A PORT PID
 for name in "${NAMES[@]}"; do
   PORT[$name]=$(free_port)
   AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local DEMO_DYNAMODB_ENDPOINT="$ENDPOINT" \
     java -jar samples/leader-demo/target/leader-demo.jar --server.port="${PORT[$name]}" --demo.instance="$name" \
-    --locktable.holder="instance-$name" >"$WORK/instance-$name.log" 2>&1 &
+    --locktable.holder="instance-$name" --demo.sweep-work=1500ms >"$WORK/instance-$name.log" 2>&1 &
   PID[$name]=$!
   PIDS+=("$!")
   disown "$!" # no job notices when the demo kills it
   say "started instance $name on port ${PORT[$name]} (pid ${PID[$name]})"
 done
 
-alive() { kill -0 "${PID[$1]}" 2>/dev/null; }
+declare -A PAUSED
+alive() { [ -z "${PAUSED[$1]:-}" ] && kill -0 "${PID[$1]}" 2>/dev/null; }
 status() { get "http://127.0.0.1:${PORT[$1]}/demo/status" 2>/dev/null || echo '{}'; }
 
 # prints "name token" of the one leader, nothing while none leads; fails on two leaders
@@ -107,18 +109,43 @@ t1=$(now_ms)
 third_name=${third%% *}; third_token=${third##* }
 say "instance $third_name took over after $((t1 - t0)) ms with fencing token $third_token (graceful handover: one poll, not a whole lease)"
 [ "$third_token" -gt "$second_token" ] || fail "the fencing token went back ($second_token -> $third_token)"
+
+say "kill -STOP of instance $third_name in the middle of a sweep: it took its lease and froze before writing"
+log3="$WORK/instance-$third_name.log"
+begun=$(grep -c "sweep .* begins" "$log3" || true)
+for _ in $(seq 1 100); do [ "$(grep -c "sweep .* begins" "$log3" || true)" -gt "$begun" ] && break; sleep 0.05; done
+kill -STOP "${PID[$third_name]}"
+PAUSED[$third_name]=1
+t0=$(now_ms)
+fourth=$(wait_leader "$third_name" 30)
+t1=$(now_ms)
+fourth_name=${fourth%% *}; fourth_token=${fourth##* }
+say "instance $fourth_name took over from the frozen leader after $((t1 - t0)) ms with fencing token $fourth_token"
+[ "$fourth_token" -gt "$third_token" ] || fail "the fencing token went back ($third_token -> $fourth_token)"
+log4="$WORK/instance-$fourth_name.log"
+for _ in $(seq 1 100); do grep -q "sweep $fourth_token:.* applied" "$log4" && break; sleep 0.1; done
+grep -q "sweep $fourth_token:.* applied" "$log4" || fail "the new leader wrote nothing"
+refused_before=$(grep -c "REFUSED" "$log3" || true)
+kill -CONT "${PID[$third_name]}"
+unset 'PAUSED[$third_name]'
+say "kill -CONT of instance $third_name: it wakes up mid-sweep and writes with its old token $third_token"
+for _ in $(seq 1 100); do [ "$(grep -c "REFUSED" "$log3" || true)" -gt "$refused_before" ] && break; sleep 0.1; done
+refused=$(grep "REFUSED" "$log3" | tail -n 1 | sed 's/.*sweep /sweep /')
+[ -n "$refused" ] || fail "the frozen leader's write was not refused"
+say "instance $third_name: $refused"
 sleep 2
 
-say "GET /actuator/locks of the leader, instance $third_name:"
-get "http://127.0.0.1:${PORT[$third_name]}/actuator/locks" || say "(the locks endpoint is not available in this build)"
+leader_name=$fourth_name
+say "GET /actuator/locks of the leader, instance $leader_name:"
+get "http://127.0.0.1:${PORT[$leader_name]}/actuator/locks" || say "(the locks endpoint is not available in this build)"
 
-records=$(get "http://127.0.0.1:${PORT[$third_name]}/demo/records")
+records=$(get "http://127.0.0.1:${PORT[$leader_name]}/demo/records")
 say "the fenced sweep log, in the order the table applied it (token:instance:run):"
 json "$records" 'v.join("\n")' | sed 's/^/      /'
 order=$(json "$records" 'v.every((r, i) => i === 0 || Number(r.split(":")[0]) >= Number(v[i - 1].split(":")[0]))')
 [ "$order" = "true" ] || fail "a record with a lower token was applied after a higher one"
 tokens=$(json "$records" '[...new Set(v.map(r => r.split(":")[0]))].join(" ")')
-say "tokens in the log: $tokens; no write from a stale leader was applied"
+say "tokens in the log: $tokens; the frozen leader's stale write was refused by the token check, none was applied"
 
 say "the @LockedRun sales report (every 2 s on every instance, one run per period in the cluster), per instance:"
 for name in "${NAMES[@]}"; do

@@ -3,21 +3,31 @@ package io.locktable;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One call of {@link LockTable#runAsLeader}: acquires on the caller's thread, runs each term's work on a thread of
- * its own, interrupts it when the lease ends, and contends again.
+ * One call of {@link LockTable#runAsLeader}, or the thread of a {@link Leadership}: acquires on the calling thread,
+ * runs each term's work on a thread of its own (or, without work, just waits for the term's end), interrupts it when
+ * the lease ends, and contends again. Transient acquire errors are counted and retried after a third of the lease.
  */
 final class LeaderLoop {
+
+    /** Hears when terms start and end, on the loop's thread. */
+    interface Terms {
+        void started(Lease lease);
+
+        void ended(Lease lease);
+    }
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
     private final LockTable table;
     private final String name;
     private final Duration leaseDuration;
-    private final LeaderWork work;
+    private final @Nullable LeaderWork work;
+    private final Terms terms;
     private final LockTableListener listener;
     private final LockClock clock;
     private int failuresInRow;
@@ -26,9 +36,11 @@ final class LeaderLoop {
             LockTable table,
             String name,
             Duration leaseDuration,
-            LeaderWork work,
+            @Nullable LeaderWork work,
+            Terms terms,
             LockTableListener listener,
             LockClock clock) {
+        this.terms = terms;
         this.table = table;
         this.name = name;
         this.leaseDuration = leaseDuration;
@@ -59,8 +71,14 @@ final class LeaderLoop {
             if (!lease.isHeld()) {
                 continue; // answered after a whole lease: no term
             }
-            Term term = new Term(lease);
-            if (term.run()) {
+            terms.started(lease);
+            boolean over;
+            try {
+                over = new Term(lease).run();
+            } finally {
+                terms.ended(lease);
+            }
+            if (over) {
                 return;
             }
         }
@@ -108,6 +126,9 @@ final class LeaderLoop {
 
         /** Runs the term; true when the leadership is over (the work ended on its own), false to contend again. */
         boolean run() throws Exception {
+            if (work == null) {
+                return holdUntilEnded();
+            }
             Thread worker = new Thread(this::lead, "locktable-leader-" + name);
             worker.setDaemon(Thread.currentThread().isDaemon());
             lease.whenEnded().thenRun(() -> {
@@ -149,10 +170,28 @@ final class LeaderLoop {
             return true;
         }
 
+        /** A term without work: waits for the lease to end, or for the caller's interrupt to release it. */
+        private boolean holdUntilEnded() throws InterruptedException {
+            try {
+                lease.whenEnded().get();
+            } catch (InterruptedException e) {
+                lease.release();
+                throw e;
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException(e); // never: whenEnded() does not complete exceptionally
+            }
+            LeaseEnd end = lease.end().orElse(LeaseEnd.EXPIRED);
+            if (end == LeaseEnd.LOST || end == LeaseEnd.EXPIRED) {
+                log.info("Leadership of lock '{}' ended: lease {}; contending again", name, end);
+                return false;
+            }
+            return true; // released or closed from outside: the leadership is over
+        }
+
         private void lead() {
             try {
                 lease.callAsCurrent(() -> {
-                    work.lead(lease);
+                    java.util.Objects.requireNonNull(work).lead(lease);
                     return null;
                 });
             } catch (Throwable t) {

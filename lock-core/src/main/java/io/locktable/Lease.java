@@ -45,20 +45,20 @@ public final class Lease implements AutoCloseable {
     private final long fencingToken;
     private final Duration duration;
     private final long durationNanos;
-    private final Instant acquiredAt;
+    private final long acquiredAtMillis; // wall-clock millis rather than an Instant: a lease is kept small
     private final boolean tookOver;
     private final CompletableFuture<LeaseEnd> ended = new CompletableFuture<>();
 
     private volatile String recordVersion;
     private volatile long endNanos;
-    private volatile Instant renewedAt;
+    private volatile long renewedAtMillis;
     private volatile @Nullable LeaseEnd end;
     /** The scheduled renewal and expiry watch, cancelled when the lease ends so the timer does not keep it. */
     private volatile @Nullable Future<?> renewalTask;
 
     private volatile @Nullable Future<?> expiryTask;
     /** Record versions that renewals sent without an answer, with their send times; guarded by {@code this}. */
-    private final Map<String, Long> unanswered = new LinkedHashMap<>();
+    private @Nullable Map<String, Long> unanswered; // null while every renewal was answered: a lease is kept small
 
     Lease(
             LeaseKeeper keeper,
@@ -78,8 +78,8 @@ public final class Lease implements AutoCloseable {
         this.duration = duration;
         this.durationNanos = duration.toNanos();
         this.endNanos = sentNanos + durationNanos;
-        this.acquiredAt = acquiredAt;
-        this.renewedAt = acquiredAt;
+        this.acquiredAtMillis = acquiredAt.toEpochMilli();
+        this.renewedAtMillis = acquiredAtMillis;
         this.tookOver = tookOver;
     }
 
@@ -161,7 +161,7 @@ public final class Lease implements AutoCloseable {
      * @return the acquire instant
      */
     public Instant acquiredAt() {
-        return acquiredAt;
+        return Instant.ofEpochMilli(acquiredAtMillis);
     }
 
     /**
@@ -171,7 +171,7 @@ public final class Lease implements AutoCloseable {
      * @return the instant of the last renewal's send
      */
     public Instant renewedAt() {
-        return renewedAt;
+        return Instant.ofEpochMilli(renewedAtMillis);
     }
 
     /**
@@ -301,6 +301,9 @@ public final class Lease implements AutoCloseable {
 
     /** Candidates for a renewal's condition: the confirmed version, the unanswered ones, and the new one. */
     synchronized List<String> startRenewal(String newVersion, long sentNanos) {
+        if (unanswered == null) {
+            unanswered = new LinkedHashMap<>(4);
+        }
         unanswered.put(newVersion, sentNanos);
         List<String> candidates = new ArrayList<>(unanswered.size() + 1);
         candidates.add(recordVersion);
@@ -309,33 +312,33 @@ public final class Lease implements AutoCloseable {
     }
 
     synchronized int unansweredCount() {
-        return unanswered.size();
+        return unanswered == null ? 0 : unanswered.size();
     }
 
     /** A renewal wrote {@code version}: the lease now ends at that renewal's send time plus its duration. */
     synchronized boolean renewed(String version, Instant wallTime) {
-        Long sent = unanswered.get(version);
+        Long sent = unanswered == null ? null : unanswered.get(version);
         if (end != null || sent == null) {
             return false;
         }
-        unanswered.clear();
+        unanswered = null;
         recordVersion = version;
         long renewedEnd = sent + durationNanos;
         if (renewedEnd - endNanos > 0) { // a difference: nanoTime may wrap
             endNanos = renewedEnd;
         }
-        renewedAt = wallTime;
+        renewedAtMillis = wallTime.toEpochMilli();
         return true;
     }
 
     /** When a renewal whose answer never came sent {@code version}, or null if none did. */
     synchronized @Nullable Long unansweredSentAt(String version) {
-        return unanswered.get(version);
+        return unanswered == null ? null : unanswered.get(version);
     }
 
     /** A read showed the item still at the confirmed version: the unanswered renewals were not applied. */
     synchronized void forgetUnanswered() {
-        unanswered.clear();
+        unanswered = null;
     }
 
     /**

@@ -80,6 +80,14 @@ public final class LockTable implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final LocalHandover handover = new LocalHandover();
 
+    private static final LeaderLoop.Terms NO_TERMS = new LeaderLoop.Terms() {
+        @Override
+        public void started(Lease lease) {}
+
+        @Override
+        public void ended(Lease lease) {}
+    };
+
     private LockTable(Builder builder) {
         this.tableName = builder.tableName;
         this.partitionKey = builder.partitionKey;
@@ -372,6 +380,32 @@ public final class LockTable implements AutoCloseable {
     }
 
     /**
+     * Starts contending for leadership of a lock on a thread of its own, and returns a handle to it: the thread
+     * acquires the lock (waiting as {@link #acquire(String, Duration)} does), holds it while its lease lasts, contends
+     * again when it is lost, and retries transient errors after a third of the lease, as {@link #runAsLeader} does;
+     * but it runs no work, so code that leads asks {@link Leadership#isLeader()} or takes {@link
+     * Leadership#lease()} when it runs (a scheduled job, say). {@link Leadership#close()} steps down.
+     *
+     * <pre>{@code
+     * Leadership leadership = locks.lead("order-sweeper", Duration.ofSeconds(30));
+     * scheduler.scheduleAtFixedRate(() -> leadership.lease().ifPresent(this::sweep), 0, 1, MINUTES);
+     * }</pre>
+     *
+     * @param name the name of the lock
+     * @param leaseDuration how long a term's lease lasts without a renewal, from {@link #MIN_LEASE_DURATION} to
+     *     {@link #MAX_LEASE_DURATION}; about how long the lock stays with a crashed leader
+     * @return the running election
+     * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range
+     * @throws IllegalStateException if the table is closed
+     */
+    public Leadership lead(String name, Duration leaseDuration) {
+        checkArguments(name, leaseDuration);
+        Leadership leadership = new Leadership(this, name, leaseDuration, listeners, clock);
+        leadership.start();
+        return leadership;
+    }
+
+    /**
      * Leads on a lock: of all the processes that run this for the same lock, one at a time runs {@code work}, and
      * when its lease is lost another takes over.
      *
@@ -420,7 +454,7 @@ public final class LockTable implements AutoCloseable {
     public void runAsLeader(String name, Duration leaseDuration, LeaderWork work) throws Exception {
         checkArguments(name, leaseDuration);
         Objects.requireNonNull(work, "work");
-        new LeaderLoop(this, name, leaseDuration, work, listeners, clock).run();
+        new LeaderLoop(this, name, leaseDuration, work, NO_TERMS, listeners, clock).run();
     }
 
     /**
@@ -579,8 +613,11 @@ public final class LockTable implements AutoCloseable {
     /** Builds a {@link LockTable}. Not thread-safe. */
     public static final class Builder {
         private static final int MAX_NAME_LENGTH = 255;
-        /** Renewals in flight at once, at most: 8 round trips of 5 ms renew 1,600 leases a second. */
-        private static final int DEFAULT_WORKER_THREADS = 8;
+        /**
+         * Renewals in flight at once, at most: 6 round trips of 5 ms renew 1,200 leases a second; with the timer and
+         * the event thread, a table adds at most 8 threads.
+         */
+        private static final int DEFAULT_WORKER_THREADS = 6;
 
         private final @Nullable DynamoDbClient client;
         private final String tableName;
@@ -644,12 +681,13 @@ public final class LockTable implements AutoCloseable {
         }
 
         /**
-         * How many worker threads may send the renewals and releases of the table at once (default 8), beside one
+         * How many worker threads may send the renewals and releases of the table at once (default 6), beside one
          * timer thread that keeps the schedule and ends leases on time, and one event thread for listeners. Workers
          * start as the queued requests need them and go away when idle, so a table holding a few leases runs one or
          * two. When renewals queue up anyway (the engine answers slower than they fall due), the leases nearest their
          * end go first and {@link LockTableListener#onRenewalLate} tells. With a synchronous client a worker carries
-         * one round trip at a time: 8 workers at 5 ms renew about 1,600 leases a second.
+         * one round trip at a time: 6 workers at 5 ms renew about 1,200 leases a second, so a table adds at most 8
+         * threads in all by default.
          *
          * @param threads 1 to 64
          * @return this builder

@@ -112,7 +112,7 @@ class RenewalTest {
     /**
      * 120 leases of four seconds over a network where each answer takes 100 ms: two fixed workers (the old design)
      * renew 20 a second, so each lease waits six seconds for its turn and all are lost. The workers now grow with the
-     * renewals due (up to 8: 80 a second), and each lease is renewed about every 1.5 s.
+     * renewals due (up to 6 by default: 60 a second), and each lease is renewed about every 2 s.
      */
     @Test
     void manyLeasesOverASlowNetworkAreAllKeptAsWorkersGrowWithTheRenewalsDue() throws Exception {

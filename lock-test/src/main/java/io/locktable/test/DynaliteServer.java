@@ -12,6 +12,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A local dynalite (the open-source DynamoDB implementation on Node.js) for tests and demos: installed on first use
@@ -30,7 +31,7 @@ public final class DynaliteServer extends LocalServer {
 
     static final String VERSION = "4.0.0";
     private static final String RESOURCES = "/io/locktable/test/dynalite/";
-    private static DynaliteServer shared;
+    private static @Nullable DynaliteServer shared;
 
     private DynaliteServer(Path server, Path cache, int port) {
         super(

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
@@ -43,8 +44,8 @@ public final class DynamoDbEngines {
     static final AwsCredentialsProvider LOCAL_CREDENTIALS =
             StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"));
 
-    private static DynamoDbEngine current;
-    private static RuntimeException failure;
+    private static @Nullable DynamoDbEngine current;
+    private static @Nullable RuntimeException failure;
 
     private DynamoDbEngines() {}
 

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.retry.backoff.FixedDelayBackoffStrategy;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -42,7 +43,7 @@ final class HttpEngine implements DynamoDbEngine {
     private final String tablePrefix;
     private final DynamoDbClient client;
     private final Set<String> created = ConcurrentHashMap.newKeySet();
-    private Set<EngineCapability> capabilities;
+    private @Nullable Set<EngineCapability> capabilities;
     private String capabilityReport;
 
     HttpEngine(
@@ -135,7 +136,7 @@ final class HttpEngine implements DynamoDbEngine {
     }
 
     @Override
-    public TestTable createTable(String prefix, String partitionKey, String sortKey) {
+    public TestTable createTable(String prefix, String partitionKey, @Nullable String sortKey) {
         String table = uniqueTableName(prefix);
         List<KeySchemaElement> keys = new ArrayList<>();
         List<AttributeDefinition> attributes = new ArrayList<>();

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A local moto server (the open-source AWS mock on Python) for tests: started on a free loopback port, in memory,
@@ -22,7 +23,7 @@ import java.util.List;
 public final class MotoServer extends LocalServer {
 
     private static final String LAUNCHER = "/io/locktable/test/moto/server.py";
-    private static MotoServer shared;
+    private static @Nullable MotoServer shared;
 
     private MotoServer(String python, Path launcher, Path cache, int port) {
         super(
