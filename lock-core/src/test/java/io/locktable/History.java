@@ -38,12 +38,20 @@ final class History {
 
     /**
      * Records a lease, right after its acquire returned: believed held from now until it ended, or until the end of
-     * its lease on the monotonic clock if that came first ({@link Lease#isHeld()} is false from then on). The start
+     * its lease on the monotonic clock if that came first ({@link Lease#isHeld()} is false from then on). A lease
+     * that had ended when its acquire returned is only noted. The start
      * is when the holder learned it holds the lock, not when the acquire was sent: with the SDK's retries, the
      * first attempt of an acquire can leave before the lock was free, and only a later attempt was applied.
      */
     void held(Lease lease) {
         long sent = System.nanoTime();
+        if (!lease.isHeld()) {
+            // an acquire answered after a whole lease returns a lease that has ended: never believed held, so
+            // neither a grant in the order the holders saw nor a believed-held interval (its token may well be
+            // lower than one granted while its answer was late)
+            note("late-grant", lease.name(), lease.fencingToken(), "ended at return");
+            return;
+        }
         events.add(new Event("grant", lease.name(), lease.owner(), lease.fencingToken(), sent, sent, "granted"));
         lease.whenEnded()
                 .thenAccept(end -> events.add(new Event(
