@@ -12,6 +12,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.autoproxy.AutoProxyUtils;
 import org.springframework.aop.scope.ScopedObject;
 import org.springframework.aop.scope.ScopedProxyUtils;
@@ -56,7 +57,7 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
     final String label;
 
     private final Map<MethodClassKey, T> cache = new ConcurrentHashMap<>();
-    private volatile Environment environment;
+    private volatile @Nullable Environment environment;
 
     AnnotatedMethods(Class<A> type) {
         this.type = type;
@@ -109,7 +110,7 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
      * The class of a bean behind its proxy, whether interface-based or class-based (as Spring's own
      * {@code @EventListener} scan finds it); null when it cannot be told.
      */
-    private static Class<?> targetClass(ConfigurableListableBeanFactory factory, String beanName) {
+    private static @Nullable Class<?> targetClass(ConfigurableListableBeanFactory factory, String beanName) {
         if (ScopedProxyUtils.isScopedTarget(beanName)) {
             return null; // scanned through its scoped proxy's bean
         }
@@ -211,7 +212,7 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
      * that completes later (a future, a completion stage, a reactive type). Optional libraries are told by name,
      * so none of them needs to be on the class path.
      */
-    static String deferred(Method method) {
+    static @Nullable String deferred(Method method) {
         Class<?>[] parameters = method.getParameterTypes();
         if (parameters.length > 0 && parameters[parameters.length - 1].getName().equals(KOTLIN_CONTINUATION)) {
             return "is a Kotlin suspend function";
@@ -237,6 +238,7 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
     }
 
     /** A name attribute with its placeholders resolved, checked not to be empty; null when not declared. */
+    @Nullable
     String declaredName(MergedAnnotation<A> annotation, String where, String what) {
         String declared = annotation.getString("name");
         if (declared.isEmpty()) {

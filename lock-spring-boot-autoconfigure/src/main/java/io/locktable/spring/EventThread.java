@@ -5,6 +5,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEvent;
@@ -21,8 +22,8 @@ final class EventThread {
 
     private final Object source;
     private final String threadName;
-    private volatile ApplicationEventPublisher publisher;
-    private ExecutorService executor; // guarded by this
+    private volatile @Nullable ApplicationEventPublisher publisher;
+    private @Nullable ExecutorService executor; // guarded by this
 
     EventThread(Object source, String threadName) {
         this.source = source;

@@ -20,6 +20,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
@@ -86,7 +87,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
     private final Object lifecycle = new Object();
     private final AtomicInteger workerNumbers = new AtomicInteger();
     private volatile boolean running;
-    private ThreadPoolExecutor workers; // guarded by lifecycle
+    private @Nullable ThreadPoolExecutor workers; // guarded by lifecycle
 
     /**
      * Creates a runner that leads on the locks of a table, whose stop takes at most {@link

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,10 +40,10 @@ final class Leadership {
     private volatile boolean accepting;
     private volatile boolean stopRequested;
     private volatile boolean releasing; // a term ended and runAsLeader is releasing its lease: not to be interrupted
-    private volatile Lease current;
+    private volatile @Nullable Lease current;
     private volatile LeadershipState state = LeadershipState.STOPPED;
     private volatile long outUntilNanos; // 0: not yielded
-    private volatile Failure lastFailure;
+    private volatile @Nullable Failure lastFailure;
     private Thread election; // guarded by this
 
     Leadership(String name, Duration leaseDuration, LockTable locks, EventThread events) {

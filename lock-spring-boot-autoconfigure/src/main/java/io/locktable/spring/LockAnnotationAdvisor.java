@@ -8,6 +8,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
@@ -43,8 +44,8 @@ abstract class LockAnnotationAdvisor<T, R> extends AbstractPointcutAdvisor
     private final boolean leadEverything;
     private final transient Pointcut pointcut;
     private final transient MethodInterceptor interceptor;
-    private transient volatile ConfigurableListableBeanFactory beanFactory;
-    private transient volatile R runtime;
+    private transient volatile @Nullable ConfigurableListableBeanFactory beanFactory;
+    private transient volatile @Nullable R runtime;
 
     LockAnnotationAdvisor(
             Class<? extends Annotation> annotation,

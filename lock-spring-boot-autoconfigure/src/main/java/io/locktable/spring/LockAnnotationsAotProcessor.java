@@ -3,6 +3,7 @@ package io.locktable.spring;
 import java.lang.reflect.Method;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.ExecutableMode;
 import org.springframework.aot.hint.ReflectionHints;
 import org.springframework.beans.factory.aot.BeanRegistrationAotContribution;
@@ -20,7 +21,7 @@ import org.springframework.util.ClassUtils;
 final class LockAnnotationsAotProcessor implements BeanRegistrationAotProcessor {
 
     @Override
-    public BeanRegistrationAotContribution processAheadOfTime(RegisteredBean registeredBean) {
+    public @Nullable BeanRegistrationAotContribution processAheadOfTime(RegisteredBean registeredBean) {
         Class<?> type = ClassUtils.getUserClass(registeredBean.getBeanClass());
         Map<Method, MergedAnnotation<?>> methods = new LinkedHashMap<>();
         methods.putAll(MethodIntrospector.selectMethods(

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.health.contributor.Health;
@@ -70,9 +71,9 @@ public final class LockTableHealthIndicator
     private final AtomicReference<Instant> tableFailingSince = new AtomicReference<>();
     private final AtomicReference<CompletableFuture<Outcome>> probing = new AtomicReference<>();
     private final ThreadPoolExecutor prober;
-    private volatile Outcome lastRequest;
-    private volatile Outcome lastProbe;
-    private volatile LeaderRunner resolvedRunner;
+    private volatile @Nullable Outcome lastRequest;
+    private volatile @Nullable Outcome lastProbe;
+    private volatile @Nullable LeaderRunner resolvedRunner;
     private volatile boolean resolved;
 
     /**

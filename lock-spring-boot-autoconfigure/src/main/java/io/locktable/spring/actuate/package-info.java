@@ -6,4 +6,7 @@
  * class path; their data comes from the lock table's listener and the leader runner, never from a DynamoDB request
  * made for a scrape.
  */
+@NullMarked
 package io.locktable.spring.actuate;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,6 +1,7 @@
 package io.locktable.spring.autoconfigure;
 
 import java.net.URI;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 
@@ -38,7 +39,7 @@ public interface LockTableConnectionDetails extends ConnectionDetails {
      *
      * @return the credentials, or null (the default) for the SDK's default credentials chain
      */
-    default AwsCredentialsProvider getCredentialsProvider() {
+    default @Nullable AwsCredentialsProvider getCredentialsProvider() {
         return null;
     }
 }

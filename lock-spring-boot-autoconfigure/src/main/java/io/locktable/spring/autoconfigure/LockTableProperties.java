@@ -3,6 +3,7 @@ package io.locktable.spring.autoconfigure;
 import java.net.URI;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
 
@@ -33,19 +34,19 @@ public final class LockTableProperties {
      * The DynamoDB table that holds the locks, with string key attributes. Required, unless the context defines a
      * LockTable bean of its own.
      */
-    private String tableName;
+    private @Nullable String tableName;
 
     /** The name of the table's partition key attribute, a string. */
     private String partitionKey = "pk";
 
     /** The name of the table's sort key attribute, a string. Leave it unset for a table without a sort key. */
-    private String sortKey;
+    private @Nullable String sortKey;
 
     /**
      * A readable name of this instance, written to the locks it holds so an operator sees who holds what. Defaults
      * to "<spring.application.name>@<host>/<pid>".
      */
-    private String holder;
+    private @Nullable String holder;
 
     /**
      * How long a leader's lease lasts without a renewal, from 1s to 1d, for @LeaderOnly methods that set none. A
@@ -243,7 +244,7 @@ public final class LockTableProperties {
          * table a WARN at startup says when the table's time to live is not on it. Unset (the default): the items
          * have no time to live.
          */
-        private String attribute;
+        private @Nullable String attribute;
 
         /**
          * How long a lock item outlives the end of its last lease before DynamoDB may delete it: at least an hour (a
@@ -430,13 +431,13 @@ public final class LockTableProperties {
          * The endpoint of the DynamoDB client the starter builds when the context has none, for a local engine
          * such as http://localhost:8000. Unset: the region's AWS endpoint.
          */
-        private URI endpoint;
+        private @Nullable URI endpoint;
 
         /**
          * The region of the DynamoDB client the starter builds when the context has none. Unset: the SDK's default
          * region chain (AWS_REGION, aws.region, the profile...).
          */
-        private String region;
+        private @Nullable String region;
 
         /**
          * The endpoint of the fallback client.

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
@@ -179,7 +180,7 @@ final class LockTables {
         return key;
     }
 
-    private static String sortKey(LockTableProperties properties, String partitionKey) {
+    private static @Nullable String sortKey(LockTableProperties properties, String partitionKey) {
         String key = properties.getSortKey();
         if (key == null || key.isEmpty()) {
             return null;

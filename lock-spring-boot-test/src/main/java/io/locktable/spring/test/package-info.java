@@ -5,4 +5,7 @@
  * @DynamicPropertySource}, and the test mode {@code locktable.test.lead-everything} ({@link
  * io.locktable.spring.test.LockTableTestMode}). Use it with test scope only.
  */
+@NullMarked
 package io.locktable.spring.test;
+
+import org.jspecify.annotations.NullMarked;
