@@ -14,7 +14,7 @@ if [[ "${1:-}" == "--quick" ]]; then
 fi
 
 echo "== building lock-core, lock-test and benchmarks"
-./mvnw -B -q -ntp -pl benchmarks -am -DskipTests package
+./mvnw -B -q -ntp -Pbenchmarks -pl benchmarks -am -DskipTests package
 
 classpath="benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)"
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
