@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttribute;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
@@ -17,8 +18,9 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
- * Counts the requests of one client, every HTTP attempt, by operation and by lock key, and tells an optional
- * observer when each call starts (on the thread that sends it).
+ * Counts the requests of one client, every HTTP attempt, by operation and by lock key, with the time they spent on
+ * the wire (request sent to answer read, the engine's work included), and tells an optional observer when each call
+ * starts (on the thread that sends it).
  */
 final class Counter implements ExecutionInterceptor {
 
@@ -28,12 +30,14 @@ final class Counter implements ExecutionInterceptor {
     }
 
     private static final Set<String> READS = Set.of("GetItem", "Query", "Scan", "BatchGetItem");
+    private static final ExecutionAttribute<Long> SENT = new ExecutionAttribute<>("bench.sent");
 
     private final Observer observer;
     private final boolean byKey;
     private final Map<String, LongAdder> byOperation = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> readsByKey = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> writesByKey = new ConcurrentHashMap<>();
+    private final LongAdder wireNanos = new LongAdder();
 
     Counter() {
         this.observer = null;
@@ -55,6 +59,7 @@ final class Counter implements ExecutionInterceptor {
 
     @Override
     public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+        attributes.putAttribute(SENT, System.nanoTime());
         String operation = operation(attributes);
         byOperation.computeIfAbsent(operation, k -> new LongAdder()).increment();
         String key = byKey ? keyOf(context.request()) : null;
@@ -63,6 +68,19 @@ final class Counter implements ExecutionInterceptor {
                     .computeIfAbsent(key, k -> new LongAdder())
                     .increment();
         }
+    }
+
+    @Override
+    public void afterTransmission(Context.AfterTransmission context, ExecutionAttributes attributes) {
+        Long sent = attributes.getAttribute(SENT);
+        if (sent != null) {
+            wireNanos.add(System.nanoTime() - sent);
+        }
+    }
+
+    /** The time all requests since the last reset spent on the wire. */
+    long wireNanos() {
+        return wireNanos.sum();
     }
 
     /** Requests by operation since the last reset, such as {@code {GetItem=1, PutItem=1}}. */
@@ -90,6 +108,7 @@ final class Counter implements ExecutionInterceptor {
         byOperation.clear();
         readsByKey.clear();
         writesByKey.clear();
+        wireNanos.reset();
     }
 
     private static String operation(ExecutionAttributes attributes) {

@@ -196,6 +196,6 @@ final class Failover {
         report.metric(
                 "failover.graceful." + engine,
                 gracefulWorst,
-                "worst " + Stats.num(gracefulWorst) + " × the poll period (beyond 2 round trips)");
+                "worst " + Stats.num(gracefulWorst) + " × the poll period (beyond 3 round trips)");
     }
 }
