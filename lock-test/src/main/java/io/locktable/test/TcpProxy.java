@@ -9,16 +9,26 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A TCP proxy on a free loopback port in front of an engine, whose network can be made to fail for the clients
  * that go through it: connections that stall, that are reset, or whose replies are lost after the engine applied
  * the request. Unlike an SDK interceptor it fails the real socket, so the SDK's own timeouts, retries and
  * connection pool are part of what is tested.
+ *
+ * <p>It can also stand for the network's distance: {@link #delay(Duration, Duration)} holds every request and every
+ * reply back for a fixed time before forwarding it, below the SDK, so a client pays it as time on the wire (a
+ * non-blocking client keeps its threads meanwhile) and concurrent requests are delayed side by side, not one after
+ * the other.
  *
  * <pre>{@code
  * try (TcpProxy proxy = TcpProxy.start(engine.endpoint())) {
@@ -53,6 +63,8 @@ public final class TcpProxy implements AutoCloseable {
     private final AtomicLong droppedReplies = new AtomicLong();
     private final AtomicLong accepted = new AtomicLong();
     private volatile Mode mode = Mode.PASS;
+    private volatile long requestDelayNanos;
+    private volatile long replyDelayNanos;
 
     private TcpProxy(ServerSocket server, InetSocketAddress target) {
         this.server = server;
@@ -116,6 +128,25 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     /**
+     * Holds back what passes through from now on: each request's bytes reach the engine {@code requests} after they
+     * reached the proxy, and each reply's bytes reach the client {@code replies} after the engine sent them, so a
+     * request costs one round trip of {@code requests + replies} more. Bytes stay in order on each connection, and
+     * connections are delayed side by side. {@link Duration#ZERO} both ways forwards at once again (after the bytes
+     * already held back). The {@link Mode} still applies as bytes arrive.
+     *
+     * @param requests the delay from client to engine
+     * @param replies the delay from engine to client
+     * @throws IllegalArgumentException if a delay is negative
+     */
+    public void delay(Duration requests, Duration replies) {
+        if (requests.isNegative() || replies.isNegative()) {
+            throw new IllegalArgumentException("delays must not be negative: " + requests + ", " + replies);
+        }
+        this.requestDelayNanos = requests.toNanos();
+        this.replyDelayNanos = replies.toNanos();
+    }
+
+    /**
      * How many replies {@link Mode#DROP_REPLIES} has kept from the clients so far.
      *
      * @return the count
@@ -165,6 +196,9 @@ public final class TcpProxy implements AutoCloseable {
         Socket upstream = new Socket();
         try {
             upstream.connect(target, 5_000);
+            // forward each piece as it comes: a proxy that waited to fill segments would add delays of its own
+            client.setTcpNoDelay(true);
+            upstream.setTcpNoDelay(true);
         } catch (IOException e) {
             reset(client);
             closeQuietly(upstream);
@@ -178,6 +212,8 @@ public final class TcpProxy implements AutoCloseable {
 
     private void pump(Socket from, Socket to, boolean replies) {
         byte[] buffer = new byte[BUFFER];
+        Delayed delayed = null; // once bytes were held back on this connection, later ones queue behind them
+        boolean ended = false;
         try (InputStream in = from.getInputStream()) {
             OutputStream out = to.getOutputStream();
             int read;
@@ -198,14 +234,80 @@ public final class TcpProxy implements AutoCloseable {
                     droppedReplies.incrementAndGet();
                     break;
                 }
-                out.write(buffer, 0, read);
-                out.flush();
+                long delay = replies ? replyDelayNanos : requestDelayNanos;
+                if (delayed == null && delay > 0) {
+                    delayed = new Delayed(from, to, out);
+                    daemon(replies ? "locktable-proxy-delay-down" : "locktable-proxy-delay-up", delayed::run)
+                            .start();
+                }
+                if (delayed != null) {
+                    delayed.add(new Chunk(System.nanoTime() + delay, Arrays.copyOf(buffer, read)));
+                } else {
+                    out.write(buffer, 0, read);
+                    out.flush();
+                }
             }
+            ended = true;
         } catch (IOException e) {
             // the other side went away: end both
         } finally {
-            reset(from);
-            reset(to);
+            if (delayed != null && ended) {
+                delayed.add(Chunk.END); // the bytes held back still go, then both ends close
+            } else {
+                if (delayed != null) {
+                    delayed.add(Chunk.ABORT);
+                }
+                reset(from);
+                reset(to);
+            }
+        }
+    }
+
+    /** Bytes that reached the proxy, and when they may go on. */
+    private record Chunk(long dueNanos, byte[] bytes) {
+        static final Chunk END = new Chunk(0, new byte[0]);
+        static final Chunk ABORT = new Chunk(0, new byte[0]);
+    }
+
+    /** Forwards the bytes of one direction of a connection, in order, each when its delay has passed. */
+    private final class Delayed {
+        private final BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
+        private final Socket from;
+        private final Socket to;
+        private final OutputStream out;
+
+        Delayed(Socket from, Socket to, OutputStream out) {
+            this.from = from;
+            this.to = to;
+            this.out = out;
+        }
+
+        void add(Chunk chunk) {
+            queue.add(chunk);
+        }
+
+        void run() {
+            try {
+                while (true) {
+                    Chunk chunk = queue.take();
+                    if (chunk == Chunk.END || chunk == Chunk.ABORT) {
+                        break;
+                    }
+                    long wait;
+                    while ((wait = chunk.dueNanos() - System.nanoTime()) > 0) {
+                        LockSupport.parkNanos(wait);
+                    }
+                    out.write(chunk.bytes());
+                    out.flush();
+                }
+            } catch (IOException e) {
+                // the other side went away: end both
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                reset(from);
+                reset(to);
+            }
         }
     }
 

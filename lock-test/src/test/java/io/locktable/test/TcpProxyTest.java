@@ -93,6 +93,59 @@ class TcpProxyTest {
     }
 
     @Test
+    void aDelayHoldsRequestsAndRepliesBackAndKeepsTheirBytesInOrder() {
+        String payload = "0123456789abcdef".repeat(20_000); // 320 KB: many reads and writes of the proxy each way
+        Duration requests = Duration.ofMillis(60);
+        Duration replies = Duration.ofMillis(90);
+        try (DynamoDbClient patient = engine.clientBuilder()
+                .endpointOverride(proxy.endpoint())
+                .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(30)))
+                .build()) {
+            patient.listTables(); // a pooled connection that carries bytes before the delay and after it
+            proxy.delay(requests, replies);
+
+            long start = System.nanoTime();
+            patient.putItem(r -> r.tableName(table.name())
+                    .item(Map.of(
+                            "pk", AttributeValue.fromS("slow"),
+                            "sk", AttributeValue.fromS("slow"),
+                            "payload", AttributeValue.fromS(payload))));
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            String read = patient.getItem(
+                            r -> r.tableName(table.name()).key(item("slow")).consistentRead(true))
+                    .item()
+                    .get("payload")
+                    .s();
+
+            // a lower bound only: the bytes cannot arrive before their delays have passed
+            assertThat(took).isGreaterThanOrEqualTo(requests.plus(replies));
+            assertThat(read).isEqualTo(payload);
+
+            proxy.delay(Duration.ZERO, Duration.ZERO);
+            patient.putItem(r -> r.tableName(table.name()).item(item("undelayed")));
+            assertThat(stored("undelayed")).isTrue();
+        }
+    }
+
+    @Test
+    void theModesStillApplyToDelayedBytes() {
+        proxy.delay(Duration.ofMillis(20), Duration.ofMillis(20));
+        proxy.mode(TcpProxy.Mode.DROP_REPLIES);
+
+        assertThatThrownBy(() -> client.putItem(r -> r.tableName(table.name()).item(item("delayed-applied"))))
+                .isInstanceOf(SdkClientException.class);
+
+        assertThat(stored("delayed-applied")).isTrue();
+        assertThat(proxy.droppedReplies()).isPositive();
+    }
+
+    @Test
+    void refusesANegativeDelay() {
+        assertThatThrownBy(() -> proxy.delay(Duration.ofMillis(-1), Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void droppedRepliesLeaveTheRequestAppliedAndTheClientUninformed() {
         proxy.mode(TcpProxy.Mode.DROP_REPLIES);
 
