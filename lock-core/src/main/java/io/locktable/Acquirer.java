@@ -150,14 +150,6 @@ final class Acquirer {
         fences.granted(name, mine.fence(), sent, answered);
         Lease lease = new Lease(keeper, name, owner, mine.fence(), rvn, duration, sent, wall, tookOver);
         if (!keeper.start(lease, () -> listeners.onAcquired(lease, tookOver))) {
-            // the table was closed while the write was in flight: nothing will renew it, so give it back now
-            lease.finish(LeaseEnd.CLOSED);
-            lease.announceEnd();
-            try {
-                store.release(lease, RequestTimeouts.release(duration));
-            } catch (RuntimeException e) {
-                log.warn("Could not give back lock '{}', acquired as its table closed: {}", name, e.toString());
-            }
             throw new IllegalStateException("lock table " + store.tableName() + " was closed while lock '" + name
                     + "' was being acquired; the lock was given back");
         }

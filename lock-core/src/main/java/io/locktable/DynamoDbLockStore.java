@@ -9,7 +9,6 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
@@ -124,15 +123,6 @@ final class DynamoDbLockStore implements LockStore {
                 lease.name(),
                 () -> client.transactWriteItems(
                         TransactWriteItemsRequest.builder().transactItems(all).build()));
-    }
-
-    /** Tells whether a cancelled fenced transaction failed on its held check, the first of its items. */
-    static boolean heldCheckFailed(TransactionCanceledException e) {
-        if (!e.hasCancellationReasons() || e.cancellationReasons().isEmpty()) {
-            return false;
-        }
-        CancellationReason first = e.cancellationReasons().get(0);
-        return "ConditionalCheckFailed".equals(first.code());
     }
 
     @Override

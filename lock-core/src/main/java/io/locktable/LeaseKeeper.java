@@ -75,14 +75,22 @@ final class LeaseKeeper {
      * Starts keeping a lease just acquired, announcing it first; one that ended already (a late answer) expires at
      * once and is given back.
      *
-     * @return false, with nothing announced, if the table was closed while the acquire was in flight
+     * @return false, with nothing announced, if the table was closed while the acquire was in flight: nothing will
+     *     renew the lease, so it is given back at once
      */
     boolean start(Lease lease, Runnable announce) {
+        boolean refused;
         synchronized (this) {
-            if (closed) {
-                return false;
+            refused = closed;
+            if (!refused) {
+                held.add(lease);
             }
-            held.add(lease);
+        }
+        if (refused) {
+            lease.finish(LeaseEnd.CLOSED);
+            lease.announceEnd();
+            sendRelease(lease, RequestTimeouts.release(lease.duration()));
+            return false;
         }
         announce.run();
         if (!lease.isHeld()) {
@@ -327,7 +335,7 @@ final class LeaseKeeper {
         try {
             store.transactWrite(lease, writes);
         } catch (TransactionCanceledException e) {
-            if (DynamoDbLockStore.heldCheckFailed(e)) {
+            if (LockStore.heldCheckFailed(e)) {
                 if (end(lease, LeaseEnd.LOST, true)) {
                     logLost(lease, "a fenced transaction's check failed");
                 }

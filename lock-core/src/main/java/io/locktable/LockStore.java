@@ -4,8 +4,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
 /**
  * Every request of the lock protocol, each answered as an outcome the protocol decides on. The one seam between the
@@ -96,12 +99,21 @@ interface LockStore {
     TableDescription describe();
 
     /**
+     * Tells whether a fenced transaction was cancelled by its held check, the first of its items: the lease is lost.
+     * Any other cancellation (the other items' conditions, a conflict, throttling) leaves the lease as it was.
+     */
+    static boolean heldCheckFailed(TransactionCanceledException e) {
+        if (!e.hasCancellationReasons() || e.cancellationReasons().isEmpty()) {
+            return false;
+        }
+        return "ConditionalCheckFailed".equals(e.cancellationReasons().get(0).code());
+    }
+
+    /**
      * Tells whether a write that threw may have been applied: its answer was lost (I/O, a timeout) or the engine
      * failed after receiving it (a 5xx). A refusal (4xx) was not applied.
      */
     static boolean mayHaveApplied(RuntimeException error) {
-        return error instanceof software.amazon.awssdk.core.exception.SdkClientException
-                || (error instanceof software.amazon.awssdk.services.dynamodb.model.DynamoDbException d
-                        && d.statusCode() >= 500);
+        return error instanceof SdkClientException || (error instanceof DynamoDbException d && d.statusCode() >= 500);
     }
 }
