@@ -14,11 +14,20 @@ import org.slf4j.LoggerFactory;
  */
 final class LeaderLoop {
 
-    /** Hears when terms start and end, on the loop's thread. */
+    /** Hears when terms start and end, and may keep the loop out of the election for a while; on the loop's thread. */
     interface Terms {
-        void started(Lease lease);
+        /** Before each acquire: may wait (a step-down's cool-down), and throws if interrupted meanwhile. */
+        default void beforeContending() throws InterruptedException {}
+
+        /** A term starts with this lease; false to hand it back at once and contend again (a step-down came). */
+        boolean started(Lease lease);
 
         void ended(Lease lease);
+
+        /** After a term whose lease was released from outside: true to contend again, false to end the loop. */
+        default boolean contendAfterRelease() {
+            return false;
+        }
     }
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
@@ -54,6 +63,7 @@ final class LeaderLoop {
             if (Thread.interrupted()) {
                 throw new InterruptedException("leadership of lock '" + name + "' was interrupted");
             }
+            terms.beforeContending();
             Lease lease;
             try {
                 lease = table.acquireForLeader(name, leaseDuration, this::answered);
@@ -71,14 +81,17 @@ final class LeaderLoop {
             if (!lease.isHeld()) {
                 continue; // answered after a whole lease: no term
             }
-            terms.started(lease);
+            if (!terms.started(lease)) {
+                lease.release(); // a step-down came while the acquire was on its way
+                continue;
+            }
             boolean over;
             try {
                 over = new Term(lease).run();
             } finally {
                 terms.ended(lease);
             }
-            if (over) {
+            if (over && !terms.contendAfterRelease()) {
                 return;
             }
         }

@@ -82,7 +82,9 @@ public final class LockTable implements AutoCloseable {
 
     private static final LeaderLoop.Terms NO_TERMS = new LeaderLoop.Terms() {
         @Override
-        public void started(Lease lease) {}
+        public boolean started(Lease lease) {
+            return true;
+        }
 
         @Override
         public void ended(Lease lease) {}
@@ -399,8 +401,31 @@ public final class LockTable implements AutoCloseable {
      * @throws IllegalStateException if the table is closed
      */
     public Leadership lead(String name, Duration leaseDuration) {
+        return lead(name, leaseDuration, lease -> {});
+    }
+
+    /**
+     * Starts contending for leadership of a lock as {@link #lead(String, Duration)} does, and tells {@code
+     * termListener} when each term starts and ends, on the leadership's thread.
+     *
+     * <pre>{@code
+     * Leadership leadership = locks.lead("order-sweeper", Duration.ofSeconds(30),
+     *         lease -> log.info("leading with fencing token {}", lease.fencingToken()));
+     * }</pre>
+     *
+     * @param name the name of the lock
+     * @param leaseDuration how long a term's lease lasts without a renewal, from {@link #MIN_LEASE_DURATION} to
+     *     {@link #MAX_LEASE_DURATION}; about how long the lock stays with a crashed leader
+     * @param termListener hears each term's start and end
+     * @return the running election
+     * @throws NullPointerException if the term listener is null
+     * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range
+     * @throws IllegalStateException if the table is closed
+     */
+    public Leadership lead(String name, Duration leaseDuration, LeaderTermListener termListener) {
         checkArguments(name, leaseDuration);
-        Leadership leadership = new Leadership(this, name, leaseDuration, listeners, clock);
+        Objects.requireNonNull(termListener, "termListener");
+        Leadership leadership = new Leadership(this, name, leaseDuration, termListener, listeners, clock);
         leadership.start();
         return leadership;
     }

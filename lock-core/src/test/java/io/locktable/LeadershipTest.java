@@ -1,6 +1,7 @@
 package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.locktable.test.DynamoDbEngine;
@@ -8,9 +9,11 @@ import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /** {@link LockTable#lead}: an election as a handle, on one thread per lock, with no work thread per term. */
 @DynamoDbEngineTest
@@ -77,5 +80,87 @@ class LeadershipTest {
         assertThat(leadership.lease().orElseThrow().fencingToken()).isGreaterThan(firstTerm.fencingToken());
         assertThat(leadership.whenStopped()).isNotDone();
         leadership.close();
+    }
+
+    @Test
+    void stepDownHandsTheLockToTheOtherAndContendsAgainAfterTheCoolDown() throws Exception {
+        LockTable firstTable = contenders.add().locks();
+        Leadership first = firstTable.lead(name, LEASE);
+        await().atMost(Duration.ofSeconds(5)).until(first::isLeader);
+        Leadership second = contenders.add().locks().lead(name, LEASE);
+        long firstToken = first.lease().orElseThrow().fencingToken();
+
+        first.stepDown(LEASE.multipliedBy(3));
+
+        assertThat(first.isLeader()).isFalse();
+        assertThat(contenders.item(name).get("owner")) // released before stepDown returned; the second may have it
+                .isNotEqualTo(AttributeValue.fromS(firstTable.owner()));
+        await().atMost(LEASE.plusSeconds(2)).until(second::isLeader);
+        assertThat(second.lease().orElseThrow().fencingToken()).isEqualTo(firstToken + 1);
+
+        second.stepDown(LEASE.multipliedBy(10)); // the first has cooled down by the time it polls again
+        await().atMost(LEASE.multipliedBy(4)).until(first::isLeader);
+        assertThat(first.lease().orElseThrow().fencingToken()).isEqualTo(firstToken + 2);
+        assertThat(first.whenStopped()).isNotDone();
+        assertThat(second.whenStopped()).isNotDone();
+        first.close();
+        second.close();
+    }
+
+    @Test
+    void aStepDownOfAFollowerKeepsItOutOfTheElectionForTheCoolDown() throws Exception {
+        Leadership follower = contenders.add().locks().lead(name, LEASE);
+        follower.stepDown(LEASE.multipliedBy(2)); // before its first acquire answered, or while it waits
+
+        Thread.sleep(LEASE.toMillis()); // the lock is free all along
+        assertThat(follower.isLeader()).isFalse();
+        assertThat(contenders.item(name)).doesNotContainKey("owner");
+        await().atMost(LEASE.multipliedBy(2)).until(follower::isLeader);
+        follower.close();
+    }
+
+    @Test
+    void theTermListenerHearsEachStartAndEndInOrderOnTheLeadershipsThread() throws Exception {
+        List<String> heard = new CopyOnWriteArrayList<>();
+        Leadership leadership = contenders.add().locks().lead(name, LEASE, new LeaderTermListener() {
+            @Override
+            public void onTermStarted(Lease lease) {
+                heard.add("started " + lease.fencingToken() + " on "
+                        + Thread.currentThread().getName());
+                throw new IllegalStateException("a listener that throws does not end the leadership");
+            }
+
+            @Override
+            public void onTermEnded(Lease lease) {
+                heard.add("ended " + lease.fencingToken() + " " + lease.end().orElseThrow());
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(leadership::isLeader);
+        long token = leadership.lease().orElseThrow().fencingToken();
+
+        leadership.stepDown(Duration.ZERO);
+        await().atMost(LEASE.plusSeconds(2)).until(leadership::isLeader);
+        leadership.close();
+
+        assertThat(heard)
+                .containsExactly(
+                        "started " + token + " on locktable-leadership-" + name,
+                        "ended " + token + " RELEASED",
+                        "started " + (token + 1) + " on locktable-leadership-" + name,
+                        "ended " + (token + 1) + " RELEASED");
+        assertThat(leadership.whenStopped().get(1, TimeUnit.SECONDS)).isNull();
+    }
+
+    @Test
+    void aNegativeCoolDownIsRefusedNamingTheLock() {
+        Leadership leadership = contenders.add().locks().lead(name, LEASE);
+        try {
+            assertThatThrownBy(() -> leadership.stepDown(Duration.ofSeconds(-1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'" + name + "'")
+                    .hasMessageContaining("negative");
+        } finally {
+            leadership.close();
+        }
     }
 }

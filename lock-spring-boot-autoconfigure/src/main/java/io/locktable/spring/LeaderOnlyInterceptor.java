@@ -22,7 +22,7 @@ final class LeaderOnlyInterceptor extends LockAnnotationInterceptor<LeaderOnlyMe
     @Override
     Object call(LeaderRunner runner, LeaderOnlyMethods.Target leadership, MethodInvocation invocation)
             throws Exception {
-        Leadership registered = runner.register(leadership.name(), leadership.leaseDuration());
+        LeadershipGate registered = runner.register(leadership.name(), leadership.leaseDuration());
         Optional<Lease> lease = registered.enter();
         if (lease.isEmpty()) {
             log.debug("Skipped {}: this instance does not lead '{}'", leadership.method(), leadership.name());

@@ -40,9 +40,9 @@ import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
  * runner.lease("order-sweeper").ifPresent(lease -> log.info("term {}", lease.fencingToken()));
  * }</pre>
  *
- * <p><b>Threads.</b> Each name has an election thread {@code locktable-election-<name>} that calls {@link
- * LockTable#runAsLeader} over and over; a term's work only marks the state and waits, so no user code ever runs on
- * it. {@code @LeaderOnly} calls run on the caller's thread with the lease bound as {@link Lease#current()}, and the
+ * <p><b>Threads.</b> Each name has one election thread, {@code locktable-leadership-<name>}: lock-core's {@link
+ * LockTable#lead(String, Duration, io.locktable.LeaderTermListener)}, which contends, holds the term's lease and
+ * contends again; it only marks the state at each term's start and end, so no user code ever runs on it. {@code @LeaderOnly} calls run on the caller's thread with the lease bound as {@link Lease#current()}, and the
  * events on the thread {@code locktable-leadership-events}. Steps down ({@link #yieldAsync(String)}) and the stop
  * wait on the runner's own small pool of threads {@code locktable-stepdown-<n>}, never on a shared pool.
  *
@@ -83,7 +83,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
     private final LockTable locks;
     private final Duration shutdownTimeout;
     private final EventThread events = new EventThread(this, "locktable-leadership-events");
-    private final ConcurrentSkipListMap<String, Leadership> leaderships = new ConcurrentSkipListMap<>();
+    private final ConcurrentSkipListMap<String, LeadershipGate> leaderships = new ConcurrentSkipListMap<>();
     private final Object lifecycle = new Object();
     private final AtomicInteger workerNumbers = new AtomicInteger();
     private volatile boolean running;
@@ -123,7 +123,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
      * @return true while this instance leads it; false for a name this runner does not lead
      */
     public boolean isLeader(String name) {
-        Leadership leadership = leaderships.get(name);
+        LeadershipGate leadership = leaderships.get(name);
         return leadership != null && leadership.isLeader();
     }
 
@@ -135,7 +135,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
      * @return the lease while this instance leads the name, otherwise empty
      */
     public Optional<Lease> lease(String name) {
-        Leadership leadership = leaderships.get(name);
+        LeadershipGate leadership = leaderships.get(name);
         return leadership == null ? Optional.empty() : leadership.lease();
     }
 
@@ -160,7 +160,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
      * @throws IllegalArgumentException if this runner has no leadership of that name
      */
     public void yield(String name) {
-        Leadership leadership = leadership(name);
+        LeadershipGate leadership = leadership(name);
         leadership.yieldFor(leadership.leaseDuration().multipliedBy(2));
     }
 
@@ -175,13 +175,13 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
      * @throws IllegalArgumentException if this runner has no leadership of that name
      */
     public CompletionStage<Void> yieldAsync(String name) {
-        Leadership leadership = leadership(name);
+        LeadershipGate leadership = leadership(name);
         Lease lease = leadership.beginYield(leadership.leaseDuration().multipliedBy(2));
         return CompletableFuture.runAsync(() -> leadership.finishYield(lease), workers());
     }
 
-    private Leadership leadership(String name) {
-        Leadership leadership = leaderships.get(name);
+    private LeadershipGate leadership(String name) {
+        LeadershipGate leadership = leaderships.get(name);
         if (leadership == null) {
             throw new IllegalArgumentException("no leadership named '" + name + "'; the names are " + names());
         }
@@ -195,7 +195,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
      * @return the status, or empty for a name this runner does not lead
      */
     public Optional<LeadershipStatus> status(String name) {
-        Leadership leadership = leaderships.get(name);
+        LeadershipGate leadership = leaderships.get(name);
         return leadership == null ? Optional.empty() : Optional.of(leadership.status());
     }
 
@@ -208,7 +208,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
      * @return the number of skipped calls, 0 for a name this runner does not lead
      */
     public long skipped(String name) {
-        Leadership leadership = leaderships.get(name);
+        LeadershipGate leadership = leaderships.get(name);
         return leadership == null ? 0 : leadership.skipped();
     }
 
@@ -233,7 +233,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
             }
             events.start();
             running = true;
-            leaderships.values().forEach(Leadership::start);
+            leaderships.values().forEach(LeadershipGate::start);
             log.info("Leader runner started on table '{}' for {}", locks.tableName(), names());
         }
     }
@@ -265,7 +265,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
      */
     @Override
     public void stop(Runnable callback) {
-        List<Leadership> all;
+        List<LeadershipGate> all;
         ExecutorService pool;
         synchronized (lifecycle) {
             if (!running) {
@@ -281,7 +281,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
         long deadline = start + shutdownTimeout.toNanos();
         // the calls may take the timeout but a share kept for the releases
         long callsDeadline = deadline - Math.min(RELEASE_SHARE.toNanos(), shutdownTimeout.toNanos() / 2);
-        all.forEach(Leadership::closeGate);
+        all.forEach(LeadershipGate::closeGate);
         CompletableFuture<?>[] steps = all.stream()
                 .map(leadership ->
                         CompletableFuture.runAsync(() -> stepDown(leadership, callsDeadline, deadline), pool))
@@ -302,7 +302,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
     }
 
     /** One name's part of a stop: waits for its calls in flight, then ends its election, releasing the lease. */
-    private void stepDown(Leadership leadership, long callsDeadline, long deadline) {
+    private void stepDown(LeadershipGate leadership, long callsDeadline, long deadline) {
         leadership.awaitCalls(callsDeadline);
         leadership.requestStop();
         if (!leadership.awaitStopped(deadline)) {
@@ -369,7 +369,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
      */
     @Override
     public void onLeadershipError(String name, Exception error, int failuresInRow) {
-        Leadership leadership = leaderships.get(name);
+        LeadershipGate leadership = leaderships.get(name);
         if (leadership != null) {
             leadership.recordFailure(error);
         }
@@ -383,7 +383,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
      */
     @Override
     public void onRenewalFailed(Lease lease, Exception error) {
-        Leadership leadership = leaderships.get(lease.name());
+        LeadershipGate leadership = leaderships.get(lease.name());
         if (leadership != null && leadership.holds(lease)) {
             leadership.recordFailure(error);
         }
@@ -395,12 +395,13 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
     }
 
     /** Adds a leadership if the name has none; starts it if the runner runs. Returns the name's leadership. */
-    Leadership register(String name, Duration leaseDuration) {
-        Leadership existing = leaderships.get(name);
+    LeadershipGate register(String name, Duration leaseDuration) {
+        LeadershipGate existing = leaderships.get(name);
         if (existing != null) {
             return existing;
         }
-        Leadership leadership = leaderships.computeIfAbsent(name, n -> new Leadership(n, leaseDuration, locks, events));
+        LeadershipGate leadership =
+                leaderships.computeIfAbsent(name, n -> new LeadershipGate(n, leaseDuration, locks, events));
         if (running) {
             leadership.start(); // idempotent; start() starts those registered before it set running
         }

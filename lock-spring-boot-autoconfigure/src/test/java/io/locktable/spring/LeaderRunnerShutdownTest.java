@@ -80,7 +80,7 @@ class LeaderRunnerShutdownTest {
         }
 
         Call(LeaderRunner runner, String name, Duration lease) {
-            Leadership leadership = runner.register(name, lease);
+            LeadershipGate leadership = runner.register(name, lease);
             admitted = CompletableFuture.supplyAsync(
                     () -> {
                         Optional<Lease> admittedWith = leadership.enter();

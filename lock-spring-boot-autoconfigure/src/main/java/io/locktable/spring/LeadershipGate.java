@@ -1,10 +1,13 @@
 package io.locktable.spring;
 
+import io.locktable.LeaderTermListener;
+import io.locktable.Leadership;
 import io.locktable.Lease;
 import io.locktable.LockTable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -16,10 +19,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One name of a {@link LeaderRunner}: an election thread that runs {@link LockTable#runAsLeader} over and over,
- * whose work only marks the term and parks; the calls in flight; and what the status reports.
+ * One name of a {@link LeaderRunner}: lock-core's {@link Leadership} of the name, the gate that admits {@code
+ * LeaderOnly} calls while this instance leads and counts those in flight, and what the status reports. An election
+ * that ends on an error that is not transient (a missing table, say) is started again a lease later.
  */
-final class Leadership {
+final class LeadershipGate implements LeaderTermListener {
 
     private static final Logger log = LoggerFactory.getLogger(LeaderRunner.class);
 
@@ -39,14 +43,14 @@ final class Leadership {
 
     private volatile boolean accepting;
     private volatile boolean stopRequested;
-    private volatile boolean releasing; // a term ended and runAsLeader is releasing its lease: not to be interrupted
     private volatile @Nullable Lease current;
     private volatile LeadershipState state = LeadershipState.STOPPED;
     private volatile long outUntilNanos; // 0: not yielded
     private volatile @Nullable Failure lastFailure;
-    private Thread election; // guarded by this
+    private @Nullable Leadership election; // guarded by this
+    private int failuresInRow; // guarded by this
 
-    Leadership(String name, Duration leaseDuration, LockTable locks, EventThread events) {
+    LeadershipGate(String name, Duration leaseDuration, LockTable locks, EventThread events) {
         this.name = name;
         this.leaseDuration = leaseDuration;
         this.locks = locks;
@@ -62,15 +66,52 @@ final class Leadership {
     }
 
     synchronized void start() {
-        if (election != null && election.isAlive()) {
+        if (election != null && !election.whenStopped().isDone()) {
             return;
         }
         stopRequested = false;
         accepting = true;
         state = LeadershipState.FOLLOWING;
-        election = new Thread(this::elect, "locktable-election-" + name);
-        election.setDaemon(true);
-        election.start();
+        elect();
+    }
+
+    /** Starts an election of lock-core; one that ends on an error is started again a lease later. */
+    private synchronized void elect() {
+        if (stopRequested || (election != null && !election.whenStopped().isDone())) {
+            return; // stopped meanwhile, or started again by start()
+        }
+        Leadership started = locks.lead(name, leaseDuration, this);
+        election = started;
+        started.whenStopped().whenComplete((ignored, error) -> {
+            if (error != null) {
+                failed(started, error);
+            } else {
+                state = LeadershipState.STOPPED;
+            }
+        });
+    }
+
+    private void failed(Leadership ended, Throwable error) {
+        int inRow;
+        synchronized (this) {
+            if (stopRequested || election != ended) {
+                return;
+            }
+            inRow = ++failuresInRow;
+        }
+        recordFailure(error);
+        if (inRow == 1) {
+            log.error(
+                    "Leadership '{}' in table '{}' failed; contending again every {} until it works",
+                    name,
+                    locks.tableName(),
+                    leaseDuration,
+                    error);
+        } else {
+            log.debug("Leadership '{}' failed again ({} in a row): {}", name, inRow, error.toString());
+        }
+        CompletableFuture.delayedExecutor(leaseDuration.toMillis(), TimeUnit.MILLISECONDS)
+                .execute(this::elect);
     }
 
     boolean isLeader() {
@@ -149,6 +190,7 @@ final class Leadership {
      * First step of a step-down, at once: no new call is admitted, and this instance stays out of the election for
      * {@code coolDown}. Returns the lease to release, or null when it does not lead.
      */
+    @Nullable
     Lease beginYield(Duration coolDown) {
         long until = System.nanoTime() + coolDown.toNanos();
         outUntilNanos = until == 0 ? 1 : until;
@@ -157,28 +199,22 @@ final class Leadership {
 
     /**
      * Second step of a step-down, which may block: waits for the calls in flight on other threads (at most one
-     * lease), then ends the term and waits until its lease is released (at most one lease).
+     * lease), then has the election release the lease (at most the release's bound) and sit out the rest of the
+     * cool-down.
      */
-    void finishYield(Lease lease) {
+    void finishYield(@Nullable Lease lease) {
         if (lease != null) {
             awaitCalls(System.nanoTime() + leaseDuration.toNanos());
         }
-        interruptElection();
-        if (lease != null) {
-            try {
-                lease.whenEnded().get(leaseDuration.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                log.warn("Leadership '{}': the lease was not released within {} of yield()", name, leaseDuration);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (ExecutionException e) {
-                // whenEnded never completes exceptionally
-            }
+        Duration coolDown = Duration.ofNanos(Math.max(0, outUntilNanos - System.nanoTime()));
+        Leadership running;
+        synchronized (this) {
+            running = election;
         }
-        log.info(
-                "Leadership '{}': stepped down, staying out of the election for {}",
-                name,
-                Duration.ofNanos(Math.max(0, outUntilNanos - System.nanoTime())));
+        if (running != null) {
+            running.stepDown(coolDown);
+        }
+        log.info("Leadership '{}': stepped down, staying out of the election for {}", name, coolDown);
     }
 
     /** First step of a stop: no call is admitted any more. */
@@ -213,46 +249,40 @@ final class Leadership {
         return true;
     }
 
-    /** Second step of a stop: the election ends, releasing the lease if held. */
+    /** Second step of a stop, without waiting: the election ends, releasing the lease if held. */
     void requestStop() {
-        stopRequested = true;
-        interruptElection();
+        Leadership running;
+        synchronized (this) {
+            stopRequested = true;
+            running = election;
+        }
+        if (running != null) {
+            running.stopAsync();
+        } else {
+            state = LeadershipState.STOPPED;
+        }
     }
 
-    /** Waits until the election thread ended (its lease released), or the deadline passed. */
+    /** Waits until the election ended (its lease released), or the deadline passed. */
     boolean awaitStopped(long deadlineNanos) {
-        Thread thread;
+        Leadership running;
         synchronized (this) {
-            thread = election;
+            running = election;
         }
-        if (thread == null) {
-            return true;
-        }
-        while (thread.isAlive()) {
-            long left = deadlineNanos - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
+        if (running != null) {
             try {
-                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                running.whenStopped().get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                return false;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;
+            } catch (ExecutionException e) {
+                // ended on an error before the stop: stopped all the same
             }
         }
         state = LeadershipState.STOPPED;
         return true;
-    }
-
-    /**
-     * Interrupts the election thread, unless it is releasing a lease: LockTable ends a lease locally before it sends
-     * the release, on this thread, and an interrupt would abort that request (the lock would then stay taken for a
-     * whole lease). The thread looks at the stop and yield flags once the release returns.
-     */
-    private synchronized void interruptElection() {
-        if (election != null && !releasing) {
-            election.interrupt();
-        }
     }
 
     private boolean yielded() {
@@ -260,102 +290,39 @@ final class Leadership {
         return until != 0 && until - System.nanoTime() > 0;
     }
 
-    /** The election thread: contends, leads, contends again, until stopped. */
-    private void elect() {
-        int failuresInRow = 0;
-        while (!stopRequested) {
-            try {
-                sitOutYield();
-                if (stopRequested) {
-                    break;
-                }
-                try {
-                    locks.runAsLeader(name, leaseDuration, this::term);
-                } finally {
-                    releasing = false;
-                }
-                failuresInRow = 0;
-            } catch (InterruptedException e) {
-                // a yield or a stop; the loop's conditions tell which
-            } catch (Exception e) {
-                if (stopRequested) {
-                    break;
-                }
-                failuresInRow++;
-                recordFailure(e);
-                if (failuresInRow == 1) {
-                    log.error(
-                            "Leadership '{}' in table '{}' failed; contending again every {} until it works",
-                            name,
-                            locks.tableName(),
-                            leaseDuration,
-                            e);
-                } else {
-                    log.debug("Leadership '{}' failed again ({} in a row): {}", name, failuresInRow, e.toString());
-                }
-                pause(leaseDuration.toNanos());
-            }
-        }
-        state = LeadershipState.STOPPED;
-    }
-
-    /** The work of a term: runs on the term's own thread, marks the state, parks until interrupted. */
-    private void term(Lease lease) throws InterruptedException {
-        if (stopRequested || yielded()) {
-            return; // hands the lease back at once
+    /** A term started, on the election's thread: marks the state and tells the application. */
+    @Override
+    public void onTermStarted(Lease lease) {
+        synchronized (this) {
+            failuresInRow = 0;
         }
         current = lease;
         state = LeadershipState.LEADING;
         terms.incrementAndGet();
         log.info("Leadership '{}': {} leads (fencing token {})", name, holder(), lease.fencingToken());
         events.publish(new LeadershipGrantedEvent(events.source(), name, lease));
-        try {
-            while (true) {
-                Thread.sleep(Long.MAX_VALUE);
-            }
-        } finally {
-            if (lease.isHeld()) {
-                // ended by a yield or a stop: runAsLeader releases the lease next, on the election thread, and
-                // returns; a lease that ran out has nothing to release, and runAsLeader contends again
-                synchronized (this) {
-                    releasing = true;
-                }
-            }
-            current = null;
-            state = stopRequested ? LeadershipState.STOPPED : LeadershipState.FOLLOWING;
-            log.info(
-                    "Leadership '{}': {} no longer leads (fencing token {}, {})",
-                    name,
-                    holder(),
-                    lease.fencingToken(),
-                    lease.end().map(Enum::name).orElse(stopRequested ? "stopping" : "stepping down"));
-            events.publish(new LeadershipRevokedEvent(events.source(), name));
-        }
+    }
+
+    /** The term ended, on the election's thread: marks the state and tells the application. */
+    @Override
+    public void onTermEnded(Lease lease) {
+        current = null;
+        state = stopRequested ? LeadershipState.STOPPED : LeadershipState.FOLLOWING;
+        log.info(
+                "Leadership '{}': {} no longer leads (fencing token {}, {})",
+                name,
+                holder(),
+                lease.fencingToken(),
+                lease.end().map(Enum::name).orElse(stopRequested ? "stopping" : "stepping down"));
+        events.publish(new LeadershipRevokedEvent(events.source(), name));
     }
 
     private String holder() {
         return locks.options().holder().orElse(locks.owner());
     }
 
-    private void sitOutYield() {
-        while (!stopRequested && yielded()) {
-            pause(outUntilNanos - System.nanoTime());
-        }
-    }
-
-    private void pause(long nanos) {
-        if (nanos <= 0) {
-            return;
-        }
-        try {
-            TimeUnit.NANOSECONDS.sleep(nanos);
-        } catch (InterruptedException e) {
-            // a stop or a yield: the caller looks at the conditions again
-        }
-    }
-
     @Override
     public String toString() {
-        return "Leadership[" + name + ", " + status().state() + "]";
+        return "LeadershipGate[" + name + ", " + status().state() + "]";
     }
 }
