@@ -130,6 +130,11 @@ class ValidationTest {
         assertThatThrownBy(() -> LockTableOptions.builder().timeToLive("fence", Duration.ofHours(1)))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> LockTableOptions.builder().holder(" ")).isInstanceOf(IllegalArgumentException.class);
+        String longest = "h".repeat(LockTableOptions.MAX_HOLDER_LENGTH);
+        assertThat(LockTableOptions.builder().holder(longest).build().holder()).contains(longest);
+        assertThatThrownBy(() -> LockTableOptions.builder().holder(longest + "h"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("holder must be 1 to 256 characters");
     }
 
     @Test

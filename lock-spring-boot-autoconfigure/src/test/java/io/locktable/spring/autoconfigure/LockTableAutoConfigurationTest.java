@@ -7,6 +7,7 @@ import io.locktable.Lease;
 import io.locktable.LeaseEnd;
 import io.locktable.LockTable;
 import io.locktable.LockTableListener;
+import io.locktable.LockTableOptions;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderOnlyAdvisor;
 import io.locktable.spring.LeaderRunner;
@@ -295,6 +296,19 @@ class LockTableAutoConfigurationTest {
             assertThat(analysis.getDescription()).as(property).startsWith(description);
             assertThat(analysis.getAction()).as(property).startsWith(action);
         });
+    }
+
+    @Test
+    void aDefaultHolderLongerThanLockCoreAllowsIsCutToItsLength() {
+        withEngineClient()
+                .withPropertyValues("spring.application.name=" + "orders".repeat(50))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(LockTable.class).options().holder())
+                            .hasValueSatisfying(holder -> assertThat(holder)
+                                    .startsWith("orders")
+                                    .hasSize(LockTableOptions.MAX_HOLDER_LENGTH));
+                });
     }
 
     @Test
