@@ -361,11 +361,11 @@ class LockTableAutoConfigurationTest {
                             + " @LockTableDynamoDbClient")
                     .contains("@Bean(defaultCandidate = false)");
         });
-        assertThat(LockTables.isDax(new ClusterDaxClient())).isTrue();
-        assertThat(LockTables.isDax(new DaxNamedClient()))
+        assertThat(LockTableFactory.isDax(new ClusterDaxClient())).isTrue();
+        assertThat(LockTableFactory.isDax(new DaxNamedClient()))
                 .as("a name is no type")
                 .isFalse();
-        assertThat(LockTables.isDax(engine.client())).isFalse();
+        assertThat(LockTableFactory.isDax(engine.client())).isFalse();
     }
 
     @Test

@@ -5,7 +5,6 @@ import io.locktable.LockTableListener;
 import io.locktable.LockTableNames;
 import io.locktable.LockTableOptions;
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -13,7 +12,6 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.util.ClassUtils;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -27,16 +25,19 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
-/** Builds the auto-configured {@link LockTable} from the properties: checks them, creates or verifies the table. */
-final class LockTables {
+/**
+ * Builds the auto-configured {@link LockTable} from the properties: has lock-core check the names and options (a
+ * value it refuses fails startup naming the property), refuses a DAX client, then creates or verifies the table.
+ */
+final class LockTableFactory {
 
-    private static final Logger log = LoggerFactory.getLogger(LockTables.class);
+    private static final Logger log = LoggerFactory.getLogger(LockTableFactory.class);
     private static final String TIME_TO_LIVE_ATTRIBUTE_ACTION = "Set locktable.time-to-live.attribute to the"
             + " table's time-to-live attribute, such as expiresAt, or leave it unset.";
     private static final String DAX_CLIENT = "software.amazon.dax.ClusterDaxClient";
     private static final String DAX_PACKAGE = "software.amazon.dax.";
 
-    private LockTables() {}
+    private LockTableFactory() {}
 
     static LockTable create(
             DynamoDbClient client,
@@ -58,59 +59,6 @@ final class LockTables {
             throw e;
         }
         return locks;
-    }
-
-    /** The lease of leaders that set none, checked. */
-    static Duration leaseDuration(LockTableProperties properties) {
-        Duration lease = properties.getLeaseDuration();
-        if (lease == null
-                || lease.compareTo(LockTable.MIN_LEASE_DURATION) < 0
-                || lease.compareTo(LockTable.MAX_LEASE_DURATION) > 0) {
-            String range = simple(LockTable.MIN_LEASE_DURATION) + " to " + simple(LockTable.MAX_LEASE_DURATION);
-            throw new LockTableConfigurationException(
-                    "locktable.lease-duration is " + lease + ", outside the range a lease may have, " + range + ".",
-                    "Set locktable.lease-duration from " + range + ", such as 30s: about how long a crashed leader's"
-                            + " work stays undone.");
-        }
-        return lease;
-    }
-
-    /** The bound of the leader runner's stop, checked. */
-    static Duration shutdownTimeout(LockTableProperties properties) {
-        return notNegative(
-                "locktable.leader.shutdown-timeout", properties.getLeader().getShutdownTimeout());
-    }
-
-    /** A duration property that must be more than zero, checked. */
-    static Duration positive(String property, Duration value) {
-        if (value == null || value.isNegative() || value.isZero()) {
-            throw new LockTableConfigurationException(
-                    property + " is " + value + "; it must be more than zero.",
-                    "Set " + property + " to a positive duration, such as 2s, or leave it unset for its default.");
-        }
-        return value;
-    }
-
-    /** A duration property that must be zero or more, checked. */
-    static Duration notNegative(String property, Duration value) {
-        if (value == null || value.isNegative()) {
-            throw new LockTableConfigurationException(
-                    property + " is " + value + "; it must be zero or more.",
-                    "Set " + property + " to zero or a positive duration, or leave it unset for its default.");
-        }
-        return value;
-    }
-
-    /** A duration as a property would say it: 30s, 1d, 500ms. */
-    private static String simple(Duration duration) {
-        for (ChronoUnit unit : new ChronoUnit[] {ChronoUnit.DAYS, ChronoUnit.HOURS, ChronoUnit.MINUTES}) {
-            if (duration.toMillis() % unit.getDuration().toMillis() == 0) {
-                return DurationStyle.SIMPLE.print(duration, unit);
-            }
-        }
-        return duration.toMillis() % 1000 == 0
-                ? DurationStyle.SIMPLE.print(duration, ChronoUnit.SECONDS)
-                : DurationStyle.SIMPLE.print(duration, ChronoUnit.MILLIS);
     }
 
     static void refuseDax(DynamoDbClient client) {
