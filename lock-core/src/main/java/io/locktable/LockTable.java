@@ -131,7 +131,7 @@ public final class LockTable implements AutoCloseable {
      * @param partitionKey the name of the table's partition key attribute, a string
      * @return a builder; add {@link Builder#sortKey(String)} when the table has a sort key
      * @throws NullPointerException if the client is null
-     * @throws IllegalArgumentException if a name is null, empty or not a valid DynamoDB name
+     * @throws IllegalArgumentException if a name breaks the rules of {@link LockTableNames}
      */
     public static Builder builder(DynamoDbClient client, String tableName, String partitionKey) {
         return new Builder(client, tableName, partitionKey);
@@ -637,7 +637,6 @@ public final class LockTable implements AutoCloseable {
 
     /** Builds a {@link LockTable}. Not thread-safe. */
     public static final class Builder {
-        private static final int MAX_NAME_LENGTH = 255;
         /**
          * Renewals in flight at once, at most: 6 round trips of 5 ms renew 1,200 leases a second; with the timer and
          * the event thread, a table adds at most 8 threads.
@@ -662,8 +661,8 @@ public final class LockTable implements AutoCloseable {
                 @Nullable DynamoDbClient client, @Nullable LockStore store, String tableName, String partitionKey) {
             this.client = client;
             this.store = store;
-            this.tableName = checkTableName(tableName);
-            this.partitionKey = checkAttributeName("partitionKey", partitionKey);
+            this.tableName = LockTableNames.checkTableName(tableName);
+            this.partitionKey = LockTableNames.checkKeyAttribute("partitionKey", partitionKey);
         }
 
         /**
@@ -671,14 +670,16 @@ public final class LockTable implements AutoCloseable {
          *
          * @param sortKey the sort key attribute name
          * @return this builder
-         * @throws IllegalArgumentException if the name is empty or equals the partition key
+         * @throws IllegalArgumentException if the name breaks {@link LockTableNames#checkKeyAttribute}, equals the
+         *     partition key, or is the time-to-live attribute of the options
          */
         public Builder sortKey(String sortKey) {
-            checkAttributeName("sortKey", sortKey);
+            LockTableNames.checkKeyAttribute("sortKey", sortKey);
             if (sortKey.equals(partitionKey)) {
                 throw new IllegalArgumentException(
                         "sortKey of table " + tableName + " must differ from its partitionKey '" + partitionKey + "'");
             }
+            checkTimeToLiveIsNoKey(options, partitionKey, sortKey);
             this.sortKey = sortKey;
             return this;
         }
@@ -688,9 +689,12 @@ public final class LockTable implements AutoCloseable {
          *
          * @param options the options
          * @return this builder
+         * @throws IllegalArgumentException if the time-to-live attribute of the options is a key attribute
          */
         public Builder options(LockTableOptions options) {
-            this.options = Objects.requireNonNull(options, "options");
+            Objects.requireNonNull(options, "options");
+            checkTimeToLiveIsNoKey(options, partitionKey, sortKey);
+            this.options = options;
             return this;
         }
 
@@ -742,41 +746,25 @@ public final class LockTable implements AutoCloseable {
         }
 
         /**
-         * Builds the lock table. It sends no request: call {@link LockTable#verify()} to check the table.
+         * Builds the lock table. It sends no request: call {@link LockTable#verify()} to check the table. The names
+         * and options were checked as they were given.
          *
          * @return the lock table
-         * @throws IllegalArgumentException if the time-to-live attribute of the options is a key attribute
          */
         public LockTable build() {
+            return new LockTable(this);
+        }
+
+        /**
+         * The time-to-live attribute must not be a key: DynamoDB refuses an update that sets a key attribute, so
+         * every acquire would fail. Checked by whichever of {@link #options} and {@link #sortKey} comes second.
+         */
+        private void checkTimeToLiveIsNoKey(LockTableOptions options, String partitionKey, @Nullable String sortKey) {
             Optional<String> ttl = options.timeToLiveAttribute();
             if (ttl.isPresent() && (ttl.get().equals(partitionKey) || ttl.get().equals(sortKey))) {
                 throw new IllegalArgumentException("timeToLive attribute '" + ttl.get() + "' of table " + tableName
                         + " is one of its key attributes");
             }
-            if (LockTableOptions.RESERVED_ATTRIBUTES.contains(partitionKey)
-                    || (sortKey != null && LockTableOptions.RESERVED_ATTRIBUTES.contains(sortKey))) {
-                throw new IllegalArgumentException("a key attribute of table " + tableName
-                        + " is named like a lock attribute " + LockTableOptions.RESERVED_ATTRIBUTES);
-            }
-            return new LockTable(this);
-        }
-
-        private static String checkTableName(String tableName) {
-            if (tableName == null
-                    || tableName.length() < 3
-                    || tableName.length() > MAX_NAME_LENGTH
-                    || !tableName.matches("[a-zA-Z0-9_.-]+")) {
-                throw new IllegalArgumentException("tableName must be 3 to 255 characters of a-z, A-Z, 0-9, '_', '-'"
-                        + " and '.', was '" + tableName + "'");
-            }
-            return tableName;
-        }
-
-        private static String checkAttributeName(String what, String name) {
-            if (name == null || name.isEmpty() || name.length() > MAX_NAME_LENGTH) {
-                throw new IllegalArgumentException(what + " must be 1 to 255 characters, was '" + name + "'");
-            }
-            return name;
         }
     }
 }

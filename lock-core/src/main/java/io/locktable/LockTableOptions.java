@@ -40,7 +40,12 @@ public final class LockTableOptions {
      */
     public static final Set<String> RESERVED_ATTRIBUTES = Set.of("_type", "owner", "rvn", "fence", "leaseMs", "holder");
 
-    private static final int MAX_HOLDER_LENGTH = 256;
+    /**
+     * The longest holder name, in characters: {@link Builder#holder(String)} refuses a longer one, so a default made
+     * of parts of unknown length (such as a host name) is cut to it.
+     */
+    public static final int MAX_HOLDER_LENGTH = 256;
+
     private static final LockTableOptions DEFAULTS = new Builder().build();
 
     private final @Nullable String holder;
@@ -116,7 +121,7 @@ public final class LockTableOptions {
          * Writes a readable holder name, such as {@code host/pid}, to each lock this table acquires, so an operator
          * sees who holds it.
          *
-         * @param holder the holder name, 1 to 256 characters
+         * @param holder the holder name, 1 to {@link LockTableOptions#MAX_HOLDER_LENGTH} characters, not blank
          * @return this builder
          * @throws IllegalArgumentException if the name is empty, blank or too long
          * @throws NullPointerException if the name is null

@@ -335,7 +335,7 @@ class ReliabilityTest {
                         java,
                         "-cp",
                         System.getProperty("java.class.path"),
-                        ChildHolder.class.getName(),
+                        HolderProcess.class.getName(),
                         engine.endpoint().toString(),
                         table.name(),
                         table.partitionKey(),

@@ -97,20 +97,44 @@ class ValidationTest {
         assertThatThrownBy(() -> LockTable.builder(engine.client(), "Shop", ""))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("partitionKey");
+        assertThatThrownBy(() -> LockTable.builder(engine.client(), "Shop", " "))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("partitionKey must be 1 to 255 characters, not blank");
+        assertThatThrownBy(() -> LockTable.builder(engine.client(), "Shop", "owner"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("partitionKey 'owner' is the name of one of the lock item's own attributes");
+        assertThatThrownBy(
+                        () -> LockTable.builder(engine.client(), "Shop", "pk").sortKey("leaseMs"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("sortKey 'leaseMs' is the name of one of the lock item's own attributes");
         assertThatThrownBy(
                         () -> LockTable.builder(engine.client(), "Shop", "pk").sortKey("pk"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("sortKey");
+                .hasMessage("sortKey of table Shop must differ from its partitionKey 'pk'");
+        LockTableOptions expiresAtSk =
+                LockTableOptions.builder().timeToLive("sk", Duration.ofHours(1)).build();
+        assertThatThrownBy(
+                        () -> LockTable.builder(engine.client(), "Shop", "sk").options(expiresAtSk))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("timeToLive attribute 'sk' of table Shop is one of its key attributes");
         assertThatThrownBy(() -> LockTable.builder(engine.client(), "Shop", "pk")
-                        .options(LockTableOptions.builder()
-                                .timeToLive("pk", Duration.ofHours(1))
-                                .build())
-                        .build())
+                        .sortKey("sk")
+                        .options(expiresAtSk))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("timeToLive");
+        assertThatThrownBy(() -> LockTable.builder(engine.client(), "Shop", "pk")
+                        .options(expiresAtSk)
+                        .sortKey("sk"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("timeToLive");
         assertThatThrownBy(() -> LockTableOptions.builder().timeToLive("fence", Duration.ofHours(1)))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> LockTableOptions.builder().holder(" ")).isInstanceOf(IllegalArgumentException.class);
+        String longest = "h".repeat(LockTableOptions.MAX_HOLDER_LENGTH);
+        assertThat(LockTableOptions.builder().holder(longest).build().holder()).contains(longest);
+        assertThatThrownBy(() -> LockTableOptions.builder().holder(longest + "h"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("holder must be 1 to 256 characters");
     }
 
     @Test

@@ -373,10 +373,10 @@ public final class Bench {
 
     /** Both libraries' released leases, each in a child of its own, side by side. */
     private static List<String> retention(Rig rig, Plan plan, Path errors) throws Exception {
-        List<Child.Handle> children = new ArrayList<>();
+        List<ChildJvm.Handle> children = new ArrayList<>();
         try {
             for (String kind : List.of("locktable", "peer")) {
-                children.add(Child.Handle.start(
+                children.add(ChildJvm.Handle.start(
                         errors,
                         "256m",
                         "retention",
@@ -387,18 +387,18 @@ public final class Bench {
                         "waitMs=65000"));
             }
             List<String> results = new ArrayList<>();
-            for (Child.Handle child : children) {
+            for (ChildJvm.Handle child : children) {
                 results.add(child.answer());
             }
             return results;
         } finally {
-            children.forEach(Child.Handle::close);
+            children.forEach(ChildJvm.Handle::close);
         }
     }
 
     private static void retentionReport(List<String> results, Report report) {
-        Map<String, String> ours = Child.parse(results.get(0));
-        Map<String, String> peer = Child.parse(results.get(1));
+        Map<String, String> ours = ChildJvm.parse(results.get(0));
+        Map<String, String> peer = ChildJvm.parse(results.get(1));
         report.table(
                 "released",
                 List.of("library", "bytes per released lease, at once", "after 65 s"),
@@ -495,7 +495,7 @@ public final class Bench {
         String table = kind.equals("locktable") ? rig.newOursTable("bench-scale") : rig.newPeerTable("bench-scale");
         Stats.log("  " + kind + ", " + n + " leases of " + Stats.duration(lease) + " at " + endpoint + ", observed "
                 + observe / 1000 + " s after the last acquire");
-        try (Child.Handle child = Child.Handle.start(
+        try (ChildJvm.Handle child = ChildJvm.Handle.start(
                 errors,
                 "1g",
                 "scale",
@@ -507,7 +507,7 @@ public final class Bench {
                 "threads=" + threads,
                 "observeMs=" + observe,
                 "workers=" + workers)) {
-            Map<String, String> result = Child.parse(child.answer());
+            Map<String, String> result = ChildJvm.parse(child.answer());
             Stats.log("    " + result);
             return result;
         } finally {

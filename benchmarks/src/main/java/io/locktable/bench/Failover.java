@@ -82,16 +82,16 @@ final class Failover {
             contenders.put(c, Lib.of(c.kind(), client, c.table(), c.lease()));
         }
         ExecutorService pool = Executors.newCachedThreadPool();
-        List<Child.Handle> children = new ArrayList<>();
+        List<ChildJvm.Handle> children = new ArrayList<>();
         try {
             for (int round = 0; round < rounds; round++) {
                 if (children.isEmpty()) {
-                    cases.forEach(c -> children.add(Child.Handle.start(errors, "128m", "holder")));
+                    cases.forEach(c -> children.add(ChildJvm.Handle.start(errors, "128m", "holder")));
                 }
                 List<Future<Long>> trials = new ArrayList<>();
                 for (int i = 0; i < cases.size(); i++) {
                     Case c = cases.get(i);
-                    Child.Handle child = children.get(i);
+                    ChildJvm.Handle child = children.get(i);
                     trials.add(pool.submit(() -> trial(c, child, contenders.get(c), crash, pool)));
                 }
                 StringBuilder line = new StringBuilder();
@@ -106,12 +106,12 @@ final class Failover {
                 }
                 Stats.log("  " + (crash ? "kill -9" : "release") + " round " + (round + 1) + ": " + line);
                 if (crash) {
-                    children.forEach(Child.Handle::close);
+                    children.forEach(ChildJvm.Handle::close);
                     children.clear();
                 }
             }
         } finally {
-            children.forEach(Child.Handle::close);
+            children.forEach(ChildJvm.Handle::close);
             pool.shutdownNow();
             contenders.values().forEach(Lib::close);
             clients.values().forEach(DynamoDbClient::close);
@@ -119,7 +119,7 @@ final class Failover {
         return times;
     }
 
-    private static long trial(Case c, Child.Handle child, Lib contender, boolean crash, ExecutorService pool)
+    private static long trial(Case c, ChildJvm.Handle child, Lib contender, boolean crash, ExecutorService pool)
             throws Exception {
         String name = "failover-" + UUID.randomUUID();
         String answer = child.ask(String.join(

@@ -40,57 +40,57 @@ class LeaderOnlyClusterTest {
     static final Duration MARGIN = Duration.ofMillis(1500);
 
     private final TestTable table;
-    private final Node.Runs runs = new Node.Runs();
+    private final ClusterMember.Runs runs = new ClusterMember.Runs();
 
     @AutoClose("shutdownNow")
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
-    private final List<Node> nodes = new ArrayList<>();
+    private final List<ClusterMember> members = new ArrayList<>();
 
     LeaderOnlyClusterTest(TestTable table) {
         this.table = table;
     }
 
     @AfterEach
-    void closeNodes() {
-        nodes.forEach(Node::close);
+    void closeMembers() {
+        members.forEach(ClusterMember::close);
     }
 
-    private List<Node> start(String lock, int count) {
-        List<Node> started = new ArrayList<>();
+    private List<ClusterMember> start(String lock, int count) {
+        List<ClusterMember> started = new ArrayList<>();
         for (int i = 1; i <= count; i++) {
-            Node node = Node.start(table, lock + "-node-" + i, runs, lock);
-            nodes.add(node);
-            started.add(node);
+            ClusterMember member = ClusterMember.start(table, lock + "-member-" + i, runs, lock);
+            members.add(member);
+            started.add(member);
         }
         return started;
     }
 
-    private static Node awaitSingleLeader(List<Node> candidates, String lock, Duration within) {
+    private static ClusterMember awaitSingleLeader(List<ClusterMember> candidates, String lock, Duration within) {
         await().atMost(within).until(() -> leaders(candidates, lock).size() == 1);
         return leaders(candidates, lock).get(0);
     }
 
-    private static List<Node> leaders(List<Node> candidates, String lock) {
+    private static List<ClusterMember> leaders(List<ClusterMember> candidates, String lock) {
         return candidates.stream().filter(n -> n.isLeader(lock)).toList();
     }
 
-    private static List<Node> others(List<Node> all, Node one) {
+    private static List<ClusterMember> others(List<ClusterMember> all, ClusterMember one) {
         return all.stream().filter(n -> n != one).toList();
     }
 
     @Test
     void exactlyOneContextRunsTheScheduledMethodWithItsLeaseBound() throws InterruptedException {
         String lock = "sweep-one";
-        List<Node> cluster = start(lock, 3);
-        Node leader = awaitSingleLeader(cluster, lock, LEASE.plus(MARGIN));
+        List<ClusterMember> cluster = start(lock, 3);
+        ClusterMember leader = awaitSingleLeader(cluster, lock, LEASE.plus(MARGIN));
         long skippedBeforeLeading = leader.runner().skipped(lock); // scheduled calls before the election ended
         await().atMost(MARGIN).until(() -> runs.of(leader).size() >= 5);
-        List<Node> followers = others(cluster, leader);
+        List<ClusterMember> followers = others(cluster, leader);
         await().atMost(MARGIN)
                 .until(() -> followers.stream().allMatch(f -> f.runner().skipped(lock) >= 3));
 
-        assertThat(runs.all).extracting(Node.Runs.Run::holder).containsOnly(leader.holder);
+        assertThat(runs.all).extracting(ClusterMember.Runs.Run::holder).containsOnly(leader.holder);
         Lease lease = leader.runner().lease(lock).orElseThrow();
         assertThat(runs.all).allSatisfy(run -> {
             assertThat(run.held()).isTrue();
@@ -101,7 +101,7 @@ class LeaderOnlyClusterTest {
 
         // a public @LeaderOnly method: the bound lease is the leader's, and its heldCheck() holds on the engine
         assertThat(leader.sweeper().fencedCall(leader.client())).containsSame(lease);
-        for (Node follower : followers) {
+        for (ClusterMember follower : followers) {
             assertThat(follower.sweeper().fencedCall(follower.client())).isEmpty();
             assertThat(follower.sweeper().block(new CountDownLatch(1), new CountDownLatch(0)))
                     .isNull();
@@ -123,31 +123,31 @@ class LeaderOnlyClusterTest {
     @Test
     void closingTheLeaderHandsOverWithinAPoll() {
         String lock = "sweep-close";
-        List<Node> cluster = start(lock, 3);
-        Node leader = awaitSingleLeader(cluster, lock, LEASE.plus(MARGIN));
+        List<ClusterMember> cluster = start(lock, 3);
+        ClusterMember leader = awaitSingleLeader(cluster, lock, LEASE.plus(MARGIN));
         Lease oldLease = leader.runner().lease(lock).orElseThrow();
-        List<Node> rest = others(cluster, leader);
+        List<ClusterMember> rest = others(cluster, leader);
 
         leader.close();
         long closed = System.nanoTime();
         assertThat(oldLease.end()).contains(LeaseEnd.RELEASED);
-        Node next = awaitSingleLeader(rest, lock, POLL.plus(MARGIN));
+        ClusterMember next = awaitSingleLeader(rest, lock, POLL.plus(MARGIN));
         Duration handover = Duration.ofNanos(System.nanoTime() - closed);
         assertThat(handover).as("a release, not a takeover after a whole lease").isLessThan(LEASE);
 
         Lease newLease = next.runner().lease(lock).orElseThrow();
         assertThat(newLease.fencingToken()).isGreaterThan(oldLease.fencingToken());
         assertThat(newLease.tookOver()).isFalse();
-        assertThatThrownBy(() -> Node.evaluateHeldCheck(next.client(), oldLease))
+        assertThatThrownBy(() -> ClusterMember.evaluateHeldCheck(next.client(), oldLease))
                 .isInstanceOf(ConditionalCheckFailedException.class);
         await().atMost(MARGIN).until(() -> !runs.of(next).isEmpty());
 
         // the old leader's events, in order, each seeing the state it announces, never on an election thread
         assertThat(leader.events().entries)
-                .extracting(Node.EventLog.Entry::type, Node.EventLog.Entry::leaderInside)
+                .extracting(ClusterMember.EventLog.Entry::type, ClusterMember.EventLog.Entry::leaderInside)
                 .containsExactly(tuple("granted", true), tuple("revoked", false));
         assertThat(leader.events().entries)
-                .extracting(Node.EventLog.Entry::thread)
+                .extracting(ClusterMember.EventLog.Entry::thread)
                 .containsOnly("locktable-leadership-events");
         await().atMost(MARGIN).until(() -> next.events().types().equals(List.of("granted")));
         assertThat(next.events().entries.get(0).leaderInside()).isTrue();
@@ -156,14 +156,14 @@ class LeaderOnlyClusterTest {
     @Test
     void closingLetsAScheduledCallInFlightFinishWithItsLeaseThenReleases() throws InterruptedException {
         String lock = "sweep-scheduled-stop";
-        List<Node> cluster = start(lock, 2);
-        Node leader = awaitSingleLeader(cluster, lock, LEASE.plus(MARGIN));
-        Node follower = others(cluster, leader).get(0);
+        List<ClusterMember> cluster = start(lock, 2);
+        ClusterMember leader = awaitSingleLeader(cluster, lock, LEASE.plus(MARGIN));
+        ClusterMember follower = others(cluster, leader).get(0);
         Lease lease = leader.runner().lease(lock).orElseThrow();
         AtomicLong releasedAt = new AtomicLong();
         lease.whenEnded().thenRun(() -> releasedAt.set(System.nanoTime()));
 
-        Node.SlowCall call = leader.sweeper().armSlowCall(Duration.ofMillis(1500));
+        ClusterMember.SlowCall call = leader.sweeper().armSlowCall(Duration.ofMillis(1500));
         assertThat(call.entered.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
         leader.close(); // Boot's scheduler stops first and lets the call finish; then the runner releases
 
@@ -180,9 +180,9 @@ class LeaderOnlyClusterTest {
     @Test
     void aLeaderWhoseRenewalsFailIsReplacedAfterItsLease() {
         String lock = "sweep-blocked";
-        List<Node> cluster = start(lock, 2);
-        Node leader = awaitSingleLeader(cluster, lock, LEASE.plus(MARGIN));
-        Node follower = others(cluster, leader).get(0);
+        List<ClusterMember> cluster = start(lock, 2);
+        ClusterMember leader = awaitSingleLeader(cluster, lock, LEASE.plus(MARGIN));
+        ClusterMember follower = others(cluster, leader).get(0);
         Lease stale = leader.runner().lease(lock).orElseThrow();
 
         leader.failUpdates(true);
@@ -199,7 +199,7 @@ class LeaderOnlyClusterTest {
         Lease lease = follower.runner().lease(lock).orElseThrow();
         assertThat(lease.tookOver()).isTrue();
         assertThat(lease.fencingToken()).isGreaterThan(stale.fencingToken());
-        assertThatThrownBy(() -> Node.evaluateHeldCheck(follower.client(), stale))
+        assertThatThrownBy(() -> ClusterMember.evaluateHeldCheck(follower.client(), stale))
                 .isInstanceOf(ConditionalCheckFailedException.class);
 
         await().atMost(MARGIN).until(() -> leader.events().types().equals(List.of("granted", "revoked")));
@@ -221,9 +221,9 @@ class LeaderOnlyClusterTest {
     @Test
     void yieldStepsDownAndSitsOutACoolDown() {
         String lock = "sweep-yield";
-        List<Node> cluster = start(lock, 2);
-        Node leader = awaitSingleLeader(cluster, lock, LEASE.plus(MARGIN));
-        Node follower = others(cluster, leader).get(0);
+        List<ClusterMember> cluster = start(lock, 2);
+        ClusterMember leader = awaitSingleLeader(cluster, lock, LEASE.plus(MARGIN));
+        ClusterMember follower = others(cluster, leader).get(0);
 
         leader.runner().yield(lock);
         long yielded = System.nanoTime();
@@ -250,9 +250,9 @@ class LeaderOnlyClusterTest {
     @Test
     void closingWaitsForCallsInFlightThenReleases() throws Exception {
         String lock = "sweep-stop";
-        List<Node> cluster = start(lock, 2);
-        Node leader = awaitSingleLeader(cluster, lock, LEASE.plus(MARGIN));
-        Node follower = others(cluster, leader).get(0);
+        List<ClusterMember> cluster = start(lock, 2);
+        ClusterMember leader = awaitSingleLeader(cluster, lock, LEASE.plus(MARGIN));
+        ClusterMember follower = others(cluster, leader).get(0);
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
 

@@ -49,24 +49,24 @@ class LockedRunClusterTest {
     static final Duration MARGIN = Duration.ofMillis(1500);
 
     private final TestTable table;
-    private final Node.Runs leaderRuns = new Node.Runs();
+    private final ClusterMember.Runs leaderRuns = new ClusterMember.Runs();
 
     @AutoClose("shutdownNow")
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
-    private final List<Node> nodes = new ArrayList<>();
+    private final List<ClusterMember> members = new ArrayList<>();
 
     LockedRunClusterTest(TestTable table) {
         this.table = table;
     }
 
     @AfterEach
-    void closeNodes() {
-        nodes.forEach(Node::close);
+    void closeMembers() {
+        members.forEach(ClusterMember::close);
     }
 
-    private Node start(String lock, String holder, Class<?> job) {
-        Node node = Node.start(
+    private ClusterMember start(String lock, String holder, Class<?> job) {
+        ClusterMember member = ClusterMember.start(
                 table,
                 holder,
                 leaderRuns,
@@ -75,15 +75,15 @@ class LockedRunClusterTest {
                 "job.name=" + lock,
                 "job.rate=" + RATE.toMillis(),
                 "job.min-hold=" + MIN_HOLD.toMillis() + "ms");
-        nodes.add(node);
-        return node;
+        members.add(member);
+        return member;
     }
 
     @Test
     void twoContextsRunEachTickOfAFixedRateJobOnceBetweenThem() throws InterruptedException {
         String lock = "ticks";
-        Node a = start(lock, "ticks-a", Ticker.class);
-        Node b = start(lock, "ticks-b", Ticker.class);
+        ClusterMember a = start(lock, "ticks-a", Ticker.class);
+        ClusterMember b = start(lock, "ticks-b", Ticker.class);
         RunLog logA = a.bean(RunLog.class);
         RunLog logB = b.bean(RunLog.class);
         await().atMost(RATE.plus(MARGIN)).until(() -> logA.runs.size() + logB.runs.size() >= 1);
@@ -118,8 +118,8 @@ class LockedRunClusterTest {
     @Test
     void aRunLongerThanItsLeaseKeepsItRenewedAndTheOtherInstanceSkips() throws Exception {
         String lock = "long-run";
-        Node a = start(lock, "long-a", LongJob.class);
-        Node b = start(lock, "long-b", LongJob.class);
+        ClusterMember a = start(lock, "long-a", LongJob.class);
+        ClusterMember b = start(lock, "long-b", LongJob.class);
         Duration runFor = LongJob.LEASE.multipliedBy(3).plusMillis(500);
 
         CompletableFuture<LongJob.Seen> running =
@@ -161,8 +161,8 @@ class LockedRunClusterTest {
     @Test
     void anInstanceWhoseRequestsStopIsTakenOverAfterOneLeaseAndItsRunIsToldAndFenced() throws Exception {
         String lock = "killed";
-        Node a = start(lock, "killed-a", BlockingJob.class);
-        Node b = start(lock, "killed-b", BlockingJob.class);
+        ClusterMember a = start(lock, "killed-a", BlockingJob.class);
+        ClusterMember b = start(lock, "killed-b", BlockingJob.class);
         CountDownLatch entered = new CountDownLatch(1);
         CompletableFuture<BlockingJob.Seen> running = CompletableFuture.supplyAsync(
                 () -> {
@@ -198,7 +198,7 @@ class LockedRunClusterTest {
                 .as("the interrupt is cleared when the run ends")
                 .isFalse();
         assertThat(taken).isGreaterThan(seen.lease().fencingToken());
-        assertThatThrownBy(() -> Node.evaluateHeldCheck(b.client(), seen.lease()))
+        assertThatThrownBy(() -> ClusterMember.evaluateHeldCheck(b.client(), seen.lease()))
                 .as("the lost run's fenced writes are refused")
                 .isInstanceOf(ConditionalCheckFailedException.class);
 
@@ -209,7 +209,7 @@ class LockedRunClusterTest {
         assertThat(log.ended.get(0).outcome()).isEqualTo(LockedRunEndedEvent.Outcome.LOST);
     }
 
-    /** What a node's runs did and which run events it received. */
+    /** What a member's runs did and which run events it received. */
     public static class RunLog {
         record Run(String holder, long fencingToken, long startNanos, long endNanos, boolean heldAtEnd) {}
 

@@ -40,7 +40,11 @@ import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
  */
 public final class DynamoDbEngines {
 
-    /** For engines on loopback, which take any credentials. */
+    /**
+     * Placeholder credentials for the local engines (dynalite, moto, a container, an endpoint on loopback), which
+     * accept any key: they are no secret and reach no AWS account. An endpoint elsewhere, such as DynamoDB itself,
+     * gets the SDK's default credentials chain instead.
+     */
     static final AwsCredentialsProvider LOCAL_CREDENTIALS =
             StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"));
 

@@ -1,13 +1,12 @@
 package io.locktable.spring.autoconfigure;
 
+import io.locktable.LockTableOptions;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import org.springframework.core.env.Environment;
 
 /** The default readable holder name: {@code <spring.application.name>@<host>/<pid>}. */
 final class DefaultHolder {
-
-    private static final int MAX_LENGTH = 256;
 
     private DefaultHolder() {}
 
@@ -16,7 +15,8 @@ final class DefaultHolder {
                 environment.getProperty("spring.application.name", "").trim();
         String holder = (application.isEmpty() ? "" : application + "@") + host() + "/"
                 + ProcessHandle.current().pid();
-        return holder.length() > MAX_LENGTH ? holder.substring(0, MAX_LENGTH) : holder;
+        int max = LockTableOptions.MAX_HOLDER_LENGTH;
+        return holder.length() > max ? holder.substring(0, max) : holder;
     }
 
     private static String host() {

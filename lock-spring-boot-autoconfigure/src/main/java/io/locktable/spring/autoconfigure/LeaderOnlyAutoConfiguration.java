@@ -40,7 +40,7 @@ public final class LeaderOnlyAutoConfiguration {
     @ConditionalOnSingleCandidate(LockTable.class)
     @ConditionalOnBooleanProperty(name = "locktable.leader.enabled", matchIfMissing = true)
     LeaderRunner leaderRunner(LockTable lockTable, LockTableProperties properties) {
-        return new LeaderRunner(lockTable, LockTables.shutdownTimeout(properties));
+        return new LeaderRunner(lockTable, DurationProperties.shutdownTimeout(properties));
     }
 
     @Bean
@@ -51,7 +51,7 @@ public final class LeaderOnlyAutoConfiguration {
             Environment environment,
             ConfigurableListableBeanFactory beanFactory) {
         return new LeaderOnlyAdvisor(
-                () -> LockTables.leaseDuration(properties.getObject()),
+                () -> DurationProperties.leaseDuration(properties.getObject()),
                 LeadEverything.check(environment, beanFactory.getBeanClassLoader()));
     }
 }

@@ -46,7 +46,7 @@ public final class LockTableAutoConfiguration {
             ObjectProvider<LockTableListener> listeners,
             ObjectProvider<LockTableBuilderCustomizer> customizers) {
         DynamoDbClient client = lockTableDynamoDbClient.getIfAvailable(dynamoDbClient::getObject);
-        return LockTables.create(
+        return LockTableFactory.create(
                 client,
                 properties,
                 DefaultHolder.of(environment),

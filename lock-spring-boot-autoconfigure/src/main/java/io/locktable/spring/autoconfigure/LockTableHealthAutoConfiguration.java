@@ -42,8 +42,8 @@ public final class LockTableHealthAutoConfiguration {
         return new LockTableHealthIndicator(
                 lockTable::getIfUnique,
                 leaderRunner::getIfUnique,
-                LockTables.positive("locktable.health.probe-interval", health.getProbeInterval()),
-                LockTables.positive("locktable.health.timeout", health.getTimeout()),
-                LockTables.notNegative("locktable.health.down-after", health.getDownAfter()));
+                DurationProperties.positive("locktable.health.probe-interval", health.getProbeInterval()),
+                DurationProperties.positive("locktable.health.timeout", health.getTimeout()),
+                DurationProperties.notNegative("locktable.health.down-after", health.getDownAfter()));
     }
 }

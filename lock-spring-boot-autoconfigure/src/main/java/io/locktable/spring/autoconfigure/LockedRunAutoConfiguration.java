@@ -37,7 +37,7 @@ public final class LockedRunAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(LockTable.class)
     LockedRuns lockedRuns(LockTable lockTable, LockTableProperties properties) {
-        return new LockedRuns(lockTable, LockTables.shutdownTimeout(properties));
+        return new LockedRuns(lockTable, DurationProperties.shutdownTimeout(properties));
     }
 
     @Bean
@@ -48,7 +48,7 @@ public final class LockedRunAutoConfiguration {
             Environment environment,
             ConfigurableListableBeanFactory beanFactory) {
         return new LockedRunAdvisor(
-                () -> LockTables.leaseDuration(properties.getObject()),
+                () -> DurationProperties.leaseDuration(properties.getObject()),
                 LeadEverything.isOn(environment, beanFactory.getBeanClassLoader()));
     }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.locktable.spring.LeaderRunner;
-import io.locktable.spring.actuate.ObservedApp.Actuator;
+import io.locktable.spring.actuate.ActuatorApp.Actuator;
 import io.locktable.test.DynamoDbEngines;
 import io.locktable.test.TestTable;
 import java.time.Duration;
@@ -20,7 +20,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 
 /** {@code /actuator/health} of a leader over HTTP: UP with what it leads, DOWN once its table is deleted. */
-@SpringBootTest(classes = ObservedApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(classes = ActuatorApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DirtiesContext
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LockTableHealthTest {
@@ -31,7 +31,7 @@ class LockTableHealthTest {
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
         table = DynamoDbEngines.current().createTable("LockTableHealthTest", "pk", "sk");
-        for (String property : ObservedApp.properties(table, "node-h", JOB, "locktable.health.down-after=0")) {
+        for (String property : ActuatorApp.properties(table, "node-h", JOB, "locktable.health.down-after=0")) {
             int split = property.indexOf('=');
             registry.add(property.substring(0, split), () -> property.substring(split + 1));
         }
@@ -51,7 +51,7 @@ class LockTableHealthTest {
     @Test
     void isUpWithTheLeadershipsThenDownWithTheErrorOnceTheTableIsGone() {
         Actuator actuator = new Actuator(port);
-        await().atMost(ObservedApp.LEASE.multipliedBy(3)).until(() -> runner.isLeader(JOB));
+        await().atMost(ActuatorApp.LEASE.multipliedBy(3)).until(() -> runner.isLeader(JOB));
 
         Actuator.Response up = actuator.get("/actuator/health");
         assertThat(up.status()).isEqualTo(200);

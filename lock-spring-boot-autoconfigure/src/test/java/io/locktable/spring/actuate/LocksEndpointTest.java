@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.locktable.Lease;
 import io.locktable.LockTable;
 import io.locktable.spring.LeaderRunner;
-import io.locktable.spring.actuate.ObservedApp.Actuator;
+import io.locktable.spring.actuate.ActuatorApp.Actuator;
 import io.locktable.test.DynamoDbEngines;
 import io.locktable.test.TestTable;
 import java.time.Duration;
@@ -34,21 +34,21 @@ import tools.jackson.databind.JsonNode;
  * second one ({@code node-b}, default access), which follows. Checks {@code /actuator/locks}, the fencing-token and
  * leader meters, and the step-down; the tests run in order, the last one moves the leadership.
  */
-@SpringBootTest(classes = ObservedApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(classes = ActuatorApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DirtiesContext
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LocksEndpointTest {
 
     private static final String JOB = "observed-job";
-    private static final Duration WITHIN = ObservedApp.LEASE.multipliedBy(3);
+    private static final Duration WITHIN = ActuatorApp.LEASE.multipliedBy(3);
     private static TestTable table;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
         table = DynamoDbEngines.current().createTable("LocksEndpointTest", "pk", "sk");
         for (String property :
-                ObservedApp.properties(table, "node-a", JOB, "management.endpoint.locks.access=unrestricted")) {
+                ActuatorApp.properties(table, "node-a", JOB, "management.endpoint.locks.access=unrestricted")) {
             int split = property.indexOf('=');
             registry.add(property.substring(0, split), () -> property.substring(split + 1));
         }
@@ -63,7 +63,7 @@ class LocksEndpointTest {
     @Autowired
     private LockTable locksA;
 
-    private ConfigurableApplicationContext nodeB;
+    private ConfigurableApplicationContext instanceB;
     private LeaderRunner runnerB;
     private Actuator a;
     private Actuator b;
@@ -72,15 +72,15 @@ class LocksEndpointTest {
     void startTheFollower() {
         a = new Actuator(port);
         await().atMost(WITHIN).until(() -> runnerA.isLeader(JOB));
-        nodeB = ObservedApp.start(ObservedApp.properties(table, "node-b", JOB));
-        runnerB = nodeB.getBean(LeaderRunner.class);
-        b = new Actuator(ObservedApp.port(nodeB));
+        instanceB = ActuatorApp.start(ActuatorApp.properties(table, "node-b", JOB));
+        runnerB = instanceB.getBean(LeaderRunner.class);
+        b = new Actuator(ActuatorApp.port(instanceB));
     }
 
     @AfterAll
     void stop() {
-        if (nodeB != null) {
-            nodeB.close();
+        if (instanceB != null) {
+            instanceB.close();
         }
         runnerA.stop(); // releases its lease before the table goes; the context closes after this class
         DynamoDbEngines.current().deleteTable(table.name());
@@ -112,7 +112,7 @@ class LocksEndpointTest {
 
         JsonNode follower = b.get("/actuator/locks").json();
         assertThat(follower.get("owner").asString())
-                .isEqualTo(nodeB.getBean(LockTable.class).owner())
+                .isEqualTo(instanceB.getBean(LockTable.class).owner())
                 .isNotEqualTo(locksA.owner());
         assertThat(follower.get("holder").asString()).isEqualTo("node-b");
         assertThat(follower.get("leases")).isEmpty();
@@ -213,7 +213,7 @@ class LocksEndpointTest {
         assertThat(Instant.parse(json.get("renewedAt").asString()))
                 .isAfterOrEqualTo(Instant.parse(json.get("acquiredAt").asString()));
         Duration remaining = Duration.parse(json.get("remaining").asString());
-        assertThat(remaining).isPositive().isLessThanOrEqualTo(ObservedApp.LEASE);
+        assertThat(remaining).isPositive().isLessThanOrEqualTo(ActuatorApp.LEASE);
         assertThat(json.get("leader").asBoolean()).isEqualTo(leader);
     }
 }

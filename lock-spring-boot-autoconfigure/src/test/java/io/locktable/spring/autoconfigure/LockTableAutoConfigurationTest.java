@@ -7,6 +7,7 @@ import io.locktable.Lease;
 import io.locktable.LeaseEnd;
 import io.locktable.LockTable;
 import io.locktable.LockTableListener;
+import io.locktable.LockTableOptions;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderOnlyAdvisor;
 import io.locktable.spring.LeaderRunner;
@@ -252,24 +253,62 @@ class LockTableAutoConfigurationTest {
                 });
     }
 
+    /**
+     * lock-core keeps the rules for names (LockTableNames, LockTable.Builder, tested in lock-core); the starter names
+     * the property and passes lock-core's reason on.
+     */
     @Test
-    void badKeyNamesAreDescribed() {
-        withEngineClient().withPropertyValues("locktable.partition-key=owner").run(context -> {
+    void aNameLockCoreRefusesFailsStartupNamingTheProperty() {
+        assertRefused(
+                "locktable.table-name=a b",
+                "locktable.table-name is not valid: tableName must be 3 to 255 characters of a-z, A-Z, 0-9, '_', '-'"
+                        + " and '.', was 'a b'.",
+                "Set locktable.table-name to the name of the DynamoDB table");
+        assertRefused(
+                "locktable.partition-key=owner",
+                "locktable.partition-key is not valid: key attribute 'owner' is the name of one of the lock item's own"
+                        + " attributes",
+                "Set locktable.partition-key to the name of the table's partition key attribute");
+        assertRefused(
+                "locktable.partition-key= ",
+                "locktable.partition-key is not valid: key attribute must be 1 to 255 characters, not blank, was ''.",
+                "Set locktable.partition-key");
+        assertRefused(
+                "locktable.sort-key=fence",
+                "locktable.sort-key is not valid: key attribute 'fence' is the name of one of the lock item's own"
+                        + " attributes",
+                "Set locktable.sort-key to the name of the table's sort key attribute");
+        assertRefused(
+                "locktable.sort-key=pk",
+                "locktable.sort-key is not valid: sortKey of table " + table.name()
+                        + " must differ from its partitionKey 'pk'.",
+                "Set locktable.sort-key");
+        assertRefused(
+                "locktable.time-to-live.attribute=sk",
+                "locktable.time-to-live.attribute is not valid: timeToLive attribute 'sk' of table " + table.name()
+                        + " is one of its key attributes.",
+                "Set locktable.time-to-live.attribute to the table's time-to-live attribute");
+    }
+
+    private void assertRefused(String property, String description, String action) {
+        withEngineClient().withPropertyValues(property).run(context -> {
             FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
-            assertThat(analysis.getDescription())
-                    .startsWith("locktable.partition-key 'owner' is the name of an attribute of the lock items");
-            assertThat(analysis.getAction()).contains("set locktable.partition-key");
+            assertThat(analysis.getDescription()).as(property).startsWith(description);
+            assertThat(analysis.getAction()).as(property).startsWith(action);
         });
+    }
+
+    @Test
+    void aDefaultHolderLongerThanLockCoreAllowsIsCutToItsLength() {
         withEngineClient()
-                .withPropertyValues("locktable.sort-key=pk")
-                .run(context -> assertThat(
-                                Analyses.of(context.getStartupFailure()).getDescription())
-                        .isEqualTo("locktable.sort-key 'pk' is the same attribute as locktable.partition-key."));
-        withEngineClient()
-                .withPropertyValues("locktable.table-name=a b")
-                .run(context -> assertThat(
-                                Analyses.of(context.getStartupFailure()).getDescription())
-                        .isEqualTo("locktable.table-name 'a b' is not a valid DynamoDB table name."));
+                .withPropertyValues("spring.application.name=" + "orders".repeat(50))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(LockTable.class).options().holder())
+                            .hasValueSatisfying(holder -> assertThat(holder)
+                                    .startsWith("orders")
+                                    .hasSize(LockTableOptions.MAX_HOLDER_LENGTH));
+                });
     }
 
     @Test
@@ -322,11 +361,11 @@ class LockTableAutoConfigurationTest {
                             + " @LockTableDynamoDbClient")
                     .contains("@Bean(defaultCandidate = false)");
         });
-        assertThat(LockTables.isDax(new ClusterDaxClient())).isTrue();
-        assertThat(LockTables.isDax(new DaxNamedClient()))
+        assertThat(LockTableFactory.isDax(new ClusterDaxClient())).isTrue();
+        assertThat(LockTableFactory.isDax(new DaxNamedClient()))
                 .as("a name is no type")
                 .isFalse();
-        assertThat(LockTables.isDax(engine.client())).isFalse();
+        assertThat(LockTableFactory.isDax(engine.client())).isFalse();
     }
 
     @Test

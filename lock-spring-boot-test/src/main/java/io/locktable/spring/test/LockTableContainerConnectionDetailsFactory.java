@@ -36,7 +36,8 @@ class LockTableContainerConnectionDetailsFactory
     static final class ContainerDetails extends ContainerConnectionDetails<Container<?>>
             implements LockTableConnectionDetails {
 
-        private static final AwsCredentialsProvider ANY =
+        /** Placeholder credentials: a DynamoDB-compatible container accepts any key, so these are no secret. */
+        private static final AwsCredentialsProvider PLACEHOLDER_CREDENTIALS =
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("locktable", "locktable"));
 
         ContainerDetails(ContainerConnectionSource<Container<?>> source) {
@@ -55,7 +56,7 @@ class LockTableContainerConnectionDetailsFactory
 
         @Override
         public AwsCredentialsProvider getCredentialsProvider() {
-            return ANY;
+            return PLACEHOLDER_CREDENTIALS;
         }
     }
 

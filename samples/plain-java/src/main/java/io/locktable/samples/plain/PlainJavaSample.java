@@ -39,6 +39,13 @@ public final class PlainJavaSample {
     private static final String TABLE = "PlainJavaSample";
     private static final Duration LEASE = Duration.ofSeconds(3);
 
+    /**
+     * Placeholder credentials for a local engine such as dynalite, which accepts any key. Against DynamoDB itself,
+     * build the client with the SDK's default credentials chain instead.
+     */
+    private static final StaticCredentialsProvider LOCAL_ENGINE_CREDENTIALS =
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local"));
+
     private final DynamoDbClient client;
     private final PrintStream out;
 
@@ -59,7 +66,7 @@ public final class PlainJavaSample {
         try (DynamoDbClient client = DynamoDbClient.builder()
                 .endpointOverride(endpoint)
                 .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .credentialsProvider(LOCAL_ENGINE_CREDENTIALS)
                 .httpClientBuilder(UrlConnectionHttpClient.builder())
                 .build()) {
             new PlainJavaSample(client, System.out).run();

@@ -40,7 +40,7 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
  * a {@code @LeaderOnly @Scheduled} method, its own DynamoDB client (with a switch that fails its writes) and its
  * own holder name.
  */
-final class Node implements AutoCloseable {
+final class ClusterMember implements AutoCloseable {
 
     static {
         // many contexts in one JVM: keep the test's logback configuration instead of re-initialising it each time
@@ -55,7 +55,7 @@ final class Node implements AutoCloseable {
     private final EventLog events;
     private final DynamoDbClient client;
 
-    private Node(String holder, ConfigurableApplicationContext context, Faults faults) {
+    private ClusterMember(String holder, ConfigurableApplicationContext context, Faults faults) {
         this.holder = holder;
         this.context = context;
         this.faults = faults;
@@ -65,12 +65,12 @@ final class Node implements AutoCloseable {
         this.client = context.getBean(DynamoDbClient.class);
     }
 
-    static Node start(TestTable table, String holder, Runs runs, String lockName, String... properties) {
+    static ClusterMember start(TestTable table, String holder, Runs runs, String lockName, String... properties) {
         return start(table, holder, runs, lockName, List.of(), properties);
     }
 
-    /** Starts a node whose context also has beans of the given classes, such as {@code @LockedRun} jobs. */
-    static Node start(
+    /** Starts a member whose context also has beans of the given classes, such as {@code @LockedRun} jobs. */
+    static ClusterMember start(
             TestTable table, String holder, Runs runs, String lockName, List<Class<?>> beans, String... properties) {
         Faults faults = new Faults();
         DynamoDbClient client = table.engine().newClient(o -> o.addExecutionInterceptor(faults));
@@ -94,10 +94,10 @@ final class Node implements AutoCloseable {
                     beans.forEach(type -> generic.registerBean(type));
                 })
                 .run();
-        return new Node(holder, context, faults);
+        return new ClusterMember(holder, context, faults);
     }
 
-    /** Fails every UpdateItem of this node's client (acquires, renewals, releases) while on. */
+    /** Fails every UpdateItem of this member's client (acquires, renewals, releases) while on. */
     void failUpdates(boolean on) {
         faults.failUpdates = on;
     }
@@ -149,7 +149,7 @@ final class Node implements AutoCloseable {
                 .updateExpression("SET #fence = #fence"));
     }
 
-    /** Fails this node's UpdateItem requests on demand, before they leave. */
+    /** Fails this member's UpdateItem requests on demand, before they leave. */
     static final class Faults implements ExecutionInterceptor {
         volatile boolean failUpdates;
 
@@ -161,14 +161,14 @@ final class Node implements AutoCloseable {
         }
     }
 
-    /** The runs of the scheduled method of every node, shared by the nodes of a test. */
+    /** The runs of the scheduled method of every member, shared by the members of a test. */
     static final class Runs {
         record Run(String holder, String owner, long fencingToken, boolean held, long nanos) {}
 
         final List<Run> all = new CopyOnWriteArrayList<>();
 
-        List<Run> of(Node node) {
-            return all.stream().filter(r -> r.holder().equals(node.holder)).toList();
+        List<Run> of(ClusterMember member) {
+            return all.stream().filter(r -> r.holder().equals(member.holder)).toList();
         }
     }
 
@@ -264,7 +264,7 @@ final class Node implements AutoCloseable {
         }
     }
 
-    /** The leadership events a node received, with what the runner said inside the listener. */
+    /** The leadership events a member received, with what the runner said inside the listener. */
     public static class EventLog {
         record Entry(String type, String name, boolean leaderInside, String thread) {}
 

@@ -25,9 +25,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * threads and heap that must not see the harness ({@code scale}, {@code retention}; see {@link Scale}). It answers
  * on standard output, exits when its standard input closes, and never lives longer than 20 minutes.
  */
-public final class Child {
+public final class ChildJvm {
 
-    private Child() {}
+    private ChildJvm() {}
 
     /**
      * Runs a child.
@@ -117,7 +117,7 @@ public final class Child {
                     "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                     "-cp",
                     System.getProperty("java.class.path"),
-                    Child.class.getName()));
+                    ChildJvm.class.getName()));
             command.addAll(List.of(args));
             try {
                 Process process = new ProcessBuilder(command)

@@ -2,18 +2,16 @@ package io.locktable.spring.autoconfigure;
 
 import io.locktable.LockTable;
 import io.locktable.LockTableListener;
+import io.locktable.LockTableNames;
 import io.locktable.LockTableOptions;
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Consumer;
-import org.jspecify.annotations.Nullable;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.util.ClassUtils;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -27,16 +25,19 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
-/** Builds the auto-configured {@link LockTable} from the properties: checks them, creates or verifies the table. */
-final class LockTables {
+/**
+ * Builds the auto-configured {@link LockTable} from the properties: has lock-core check the names and options (a
+ * value it refuses fails startup naming the property), refuses a DAX client, then creates or verifies the table.
+ */
+final class LockTableFactory {
 
-    private static final Logger log = LoggerFactory.getLogger(LockTables.class);
-    private static final Set<String> LOCK_ATTRIBUTES = LockTableOptions.RESERVED_ATTRIBUTES;
-    private static final int MAX_NAME_LENGTH = 255;
+    private static final Logger log = LoggerFactory.getLogger(LockTableFactory.class);
+    private static final String TIME_TO_LIVE_ATTRIBUTE_ACTION = "Set locktable.time-to-live.attribute to the"
+            + " table's time-to-live attribute, such as expiresAt, or leave it unset.";
     private static final String DAX_CLIENT = "software.amazon.dax.ClusterDaxClient";
     private static final String DAX_PACKAGE = "software.amazon.dax.";
 
-    private LockTables() {}
+    private LockTableFactory() {}
 
     static LockTable create(
             DynamoDbClient client,
@@ -45,22 +46,9 @@ final class LockTables {
             LockTableListener listener,
             Consumer<LockTable.Builder> customizer) {
         refuseDax(client);
-        String table = tableName(properties);
-        String partitionKey = partitionKey(properties);
-        String sortKey = sortKey(properties, partitionKey);
-        LockTableOptions options = options(properties, defaultHolder, partitionKey, sortKey);
-        LockTable.Builder builder;
-        try {
-            builder = LockTable.builder(client, table, partitionKey).options(options);
-            if (sortKey != null) {
-                builder.sortKey(sortKey);
-            }
-        } catch (IllegalArgumentException e) {
-            throw new LockTableConfigurationException(
-                    "The locktable.* properties do not describe a usable lock table: " + e.getMessage() + ".",
-                    "Fix locktable.table-name, locktable.partition-key and locktable.sort-key.",
-                    e);
-        }
+        LockTable.Builder builder = builder(client, properties);
+        LockTableOptions options = options(properties, defaultHolder);
+        asProperty("locktable.time-to-live.attribute", TIME_TO_LIVE_ATTRIBUTE_ACTION, () -> builder.options(options));
         builder.listener(listener);
         customizer.accept(builder);
         LockTable locks = builder.build();
@@ -71,59 +59,6 @@ final class LockTables {
             throw e;
         }
         return locks;
-    }
-
-    /** The lease of leaders that set none, checked. */
-    static Duration leaseDuration(LockTableProperties properties) {
-        Duration lease = properties.getLeaseDuration();
-        if (lease == null
-                || lease.compareTo(LockTable.MIN_LEASE_DURATION) < 0
-                || lease.compareTo(LockTable.MAX_LEASE_DURATION) > 0) {
-            String range = simple(LockTable.MIN_LEASE_DURATION) + " to " + simple(LockTable.MAX_LEASE_DURATION);
-            throw new LockTableConfigurationException(
-                    "locktable.lease-duration is " + lease + ", outside the range a lease may have, " + range + ".",
-                    "Set locktable.lease-duration from " + range + ", such as 30s: about how long a crashed leader's"
-                            + " work stays undone.");
-        }
-        return lease;
-    }
-
-    /** The bound of the leader runner's stop, checked. */
-    static Duration shutdownTimeout(LockTableProperties properties) {
-        return notNegative(
-                "locktable.leader.shutdown-timeout", properties.getLeader().getShutdownTimeout());
-    }
-
-    /** A duration property that must be more than zero, checked. */
-    static Duration positive(String property, Duration value) {
-        if (value == null || value.isNegative() || value.isZero()) {
-            throw new LockTableConfigurationException(
-                    property + " is " + value + "; it must be more than zero.",
-                    "Set " + property + " to a positive duration, such as 2s, or leave it unset for its default.");
-        }
-        return value;
-    }
-
-    /** A duration property that must be zero or more, checked. */
-    static Duration notNegative(String property, Duration value) {
-        if (value == null || value.isNegative()) {
-            throw new LockTableConfigurationException(
-                    property + " is " + value + "; it must be zero or more.",
-                    "Set " + property + " to zero or a positive duration, or leave it unset for its default.");
-        }
-        return value;
-    }
-
-    /** A duration as a property would say it: 30s, 1d, 500ms. */
-    private static String simple(Duration duration) {
-        for (ChronoUnit unit : new ChronoUnit[] {ChronoUnit.DAYS, ChronoUnit.HOURS, ChronoUnit.MINUTES}) {
-            if (duration.toMillis() % unit.getDuration().toMillis() == 0) {
-                return DurationStyle.SIMPLE.print(duration, unit);
-            }
-        }
-        return duration.toMillis() % 1000 == 0
-                ? DurationStyle.SIMPLE.print(duration, ChronoUnit.SECONDS)
-                : DurationStyle.SIMPLE.print(duration, ChronoUnit.MILLIS);
     }
 
     static void refuseDax(DynamoDbClient client) {
@@ -156,7 +91,11 @@ final class LockTables {
         return ClassUtils.resolveClassName(DAX_CLIENT, loader).isAssignableFrom(type);
     }
 
-    private static String tableName(LockTableProperties properties) {
+    /**
+     * A builder for the table and keys of the properties. lock-core keeps the rules for the names; a name it refuses
+     * fails startup naming the property, with lock-core's reason.
+     */
+    private static LockTable.Builder builder(DynamoDbClient client, LockTableProperties properties) {
         String table = properties.getTableName();
         if (table == null || table.isBlank()) {
             throw new LockTableConfigurationException(
@@ -165,52 +104,30 @@ final class LockTables {
                             + " strings, named by locktable.partition-key and locktable.sort-key), or define a"
                             + " LockTable bean of your own.");
         }
-        table = table.trim();
-        if (table.length() < 3 || table.length() > MAX_NAME_LENGTH || !table.matches("[a-zA-Z0-9_.-]+")) {
-            throw new LockTableConfigurationException(
-                    "locktable.table-name '" + table + "' is not a valid DynamoDB table name.",
-                    "Set locktable.table-name to 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'.");
+        String tableName = asProperty(
+                "locktable.table-name",
+                "Set locktable.table-name to the name of the DynamoDB table that holds the locks.",
+                () -> LockTableNames.checkTableName(table.trim()));
+        String partitionKey = asProperty(
+                "locktable.partition-key",
+                "Set locktable.partition-key to the name of the table's partition key attribute, or leave it unset"
+                        + " for pk. A table whose key is named like an attribute of the lock items cannot hold"
+                        + " locks.",
+                () -> LockTableNames.checkKeyAttribute(properties.getPartitionKey()));
+        LockTable.Builder builder = LockTable.builder(client, tableName, partitionKey);
+        String sortKey = properties.getSortKey();
+        if (sortKey != null && !sortKey.isEmpty()) {
+            asProperty(
+                    "locktable.sort-key",
+                    "Set locktable.sort-key to the name of the table's sort key attribute, or leave it unset for a"
+                            + " table without one. A table whose key is named like an attribute of the lock items"
+                            + " cannot hold locks.",
+                    () -> builder.sortKey(LockTableNames.checkKeyAttribute(sortKey)));
         }
-        return table;
+        return builder;
     }
 
-    private static String partitionKey(LockTableProperties properties) {
-        String key = properties.getPartitionKey();
-        checkKey("locktable.partition-key", key);
-        return key;
-    }
-
-    private static @Nullable String sortKey(LockTableProperties properties, String partitionKey) {
-        String key = properties.getSortKey();
-        if (key == null || key.isEmpty()) {
-            return null;
-        }
-        checkKey("locktable.sort-key", key);
-        if (key.equals(partitionKey)) {
-            throw new LockTableConfigurationException(
-                    "locktable.sort-key '" + key + "' is the same attribute as locktable.partition-key.",
-                    "Set locktable.sort-key to the table's sort key attribute, or leave it unset for a table without"
-                            + " one.");
-        }
-        return key;
-    }
-
-    private static void checkKey(String property, String key) {
-        if (key == null || key.isBlank() || key.length() > MAX_NAME_LENGTH) {
-            throw new LockTableConfigurationException(
-                    property + " '" + key + "' is not a valid attribute name.",
-                    "Set " + property + " to the name of the table's key attribute, 1 to 255 characters.");
-        }
-        if (LOCK_ATTRIBUTES.contains(key)) {
-            throw new LockTableConfigurationException(
-                    property + " '" + key + "' is the name of an attribute of the lock items " + LOCK_ATTRIBUTES + ".",
-                    "Use a table whose key attributes have other names (such as pk and sk), and set " + property
-                            + " to it.");
-        }
-    }
-
-    private static LockTableOptions options(
-            LockTableProperties properties, String defaultHolder, String partitionKey, String sortKey) {
+    private static LockTableOptions options(LockTableProperties properties, String defaultHolder) {
         LockTableOptions.Builder options = LockTableOptions.builder();
         String holder = properties.getHolder() == null ? defaultHolder : properties.getHolder();
         asProperty(
@@ -221,12 +138,6 @@ final class LockTables {
         String attribute = properties.getTimeToLive().getAttribute();
         if (attribute != null && !attribute.isEmpty()) {
             Duration retention = properties.getTimeToLive().getRetention();
-            if (attribute.equals(partitionKey) || attribute.equals(sortKey)) {
-                throw new LockTableConfigurationException(
-                        "locktable.time-to-live.attribute '" + attribute + "' is a key attribute of the table.",
-                        "Set locktable.time-to-live.attribute to the table's time-to-live attribute, such as"
-                                + " expiresAt, or leave it unset.");
-            }
             boolean retentionWrong =
                     retention == null || retention.compareTo(LockTableOptions.MIN_TIME_TO_LIVE_RETENTION) < 0;
             asProperty(
@@ -235,8 +146,7 @@ final class LockTables {
                             ? "Set locktable.time-to-live.retention to how long an item outlives its last lease, at"
                                     + " least " + LockTableOptions.MIN_TIME_TO_LIVE_RETENTION.toHours() + "h and at"
                                     + " least the longest lease, such as 7d."
-                            : "Set locktable.time-to-live.attribute to the table's time-to-live attribute, such as"
-                                    + " expiresAt, or leave it unset.",
+                            : TIME_TO_LIVE_ATTRIBUTE_ACTION,
                     () -> options.timeToLive(attribute, retention == null ? Duration.ZERO : retention));
         }
         return options.build();
@@ -246,11 +156,11 @@ final class LockTables {
      * Applies a value to lock-core, which keeps the rule; a value it refuses fails startup naming the property,
      * with lock-core's reason.
      */
-    private static void asProperty(String property, String action, Runnable apply) {
+    private static <T> T asProperty(String property, String action, Supplier<T> apply) {
         try {
-            apply.run();
+            return apply.get();
         } catch (IllegalArgumentException e) {
-            throw new LockTableConfigurationException(property + " is not valid: " + e.getMessage(), action);
+            throw new LockTableConfigurationException(property + " is not valid: " + e.getMessage() + ".", action, e);
         }
     }
 

@@ -31,7 +31,7 @@ import tools.jackson.databind.json.JsonMapper;
 @SpringBootConfiguration
 @EnableAutoConfiguration
 @EnableScheduling
-class ObservedApp {
+class ActuatorApp {
 
     static {
         // several contexts in one JVM: keep the test's logback configuration
@@ -76,7 +76,7 @@ class ObservedApp {
     static ConfigurableApplicationContext start(List<String> properties) {
         List<String> all = new ArrayList<>(properties);
         all.add("server.port=0");
-        return new SpringApplicationBuilder(ObservedApp.class)
+        return new SpringApplicationBuilder(ActuatorApp.class)
                 .bannerMode(Banner.Mode.OFF)
                 .logStartupInfo(false)
                 .properties(all.toArray(String[]::new))

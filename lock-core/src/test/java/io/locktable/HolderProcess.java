@@ -9,14 +9,15 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * A holder in a JVM of its own, for the crash and pause cases: {@code ChildHolder <endpoint> <table> <pk> <sk> <lock>
- * <leaseMs> hold|lead}. It prints {@code ACQUIRED <fence>} once it holds the lock; in {@code lead} mode it writes to
- * the fenced resource every 100 ms, ignoring interruption and errors, and prints {@code SEND <fence>} before each
- * write and {@code WRITE <fence> applied|refused|error <exception>} after it.
+ * The program of a lock holder in a JVM of its own, which {@code ReliabilityTest} starts as a child process to kill
+ * or pause (the crash and pause cases): {@code HolderProcess <endpoint> <table> <pk> <sk> <lock> <leaseMs>
+ * hold|lead}. It prints {@code ACQUIRED <fence>} once it holds the lock; in {@code lead} mode it writes to the fenced
+ * resource every 100 ms, ignoring interruption and errors, and prints {@code SEND <fence>} before each write and
+ * {@code WRITE <fence> applied|refused|error <exception>} after it.
  */
-final class ChildHolder {
+final class HolderProcess {
 
-    private ChildHolder() {}
+    private HolderProcess() {}
 
     public static void main(String[] args) throws Exception {
         DynamoDbClient client = DynamoDbClient.builder()

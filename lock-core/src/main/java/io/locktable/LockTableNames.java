@@ -1,0 +1,76 @@
+package io.locktable;
+
+/**
+ * The rules for the names a {@link LockTable} is built with: the table's name, and the names of its key attributes.
+ * {@link LockTable#builder} and {@link LockTable.Builder#sortKey} apply them, so there is no need to call these
+ * first. They are public for code that reads the names from its own settings and wants to say which setting is
+ * wrong before building anything:
+ *
+ * <pre>{@code
+ * try {
+ *     LockTableNames.checkTableName(settings.lockTable());
+ * } catch (IllegalArgumentException e) {
+ *     throw new IllegalStateException("app.lock-table is not valid: " + e.getMessage(), e);
+ * }
+ * }</pre>
+ *
+ * <p>A name that passes may still not fit the table: {@link LockTable#verify()} compares the key names with the
+ * table's.
+ */
+public final class LockTableNames {
+
+    private static final int MIN_TABLE_NAME_LENGTH = 3;
+    private static final int MAX_NAME_LENGTH = 255;
+    private static final String TABLE_NAME_CHARACTERS = "[a-zA-Z0-9_.-]+";
+
+    private LockTableNames() {}
+
+    /**
+     * Checks a table name against DynamoDB's rule: 3 to 255 characters of {@code a-z}, {@code A-Z}, {@code 0-9},
+     * {@code _}, {@code -} and {@code .}. For example {@code "Shop"} and {@code "orders.locks-v2"} pass; {@code "ab"}
+     * and {@code "my locks"} do not.
+     *
+     * @param tableName the table name
+     * @return the same name
+     * @throws IllegalArgumentException if the name is null or breaks the rule; the message says the rule and the
+     *     name given
+     */
+    public static String checkTableName(String tableName) {
+        if (tableName == null
+                || tableName.length() < MIN_TABLE_NAME_LENGTH
+                || tableName.length() > MAX_NAME_LENGTH
+                || !tableName.matches(TABLE_NAME_CHARACTERS)) {
+            throw new IllegalArgumentException("tableName must be " + MIN_TABLE_NAME_LENGTH + " to " + MAX_NAME_LENGTH
+                    + " characters of a-z, A-Z, 0-9, '_', '-' and '.', was '" + tableName + "'");
+        }
+        return tableName;
+    }
+
+    /**
+     * Checks the name of a key attribute (partition key or sort key) of a lock table: 1 to 255 characters, not
+     * blank, and not the name of one of the lock item's own attributes ({@link LockTableOptions#RESERVED_ATTRIBUTES},
+     * which the lock writes beside the key). For example {@code "pk"} and {@code "sk"} pass; {@code ""}, {@code " "}
+     * and {@code "owner"} do not.
+     *
+     * @param attribute the attribute name
+     * @return the same name
+     * @throws IllegalArgumentException if the name is null or breaks the rule; the message says which part and the
+     *     name given
+     */
+    public static String checkKeyAttribute(String attribute) {
+        return checkKeyAttribute("key attribute", attribute);
+    }
+
+    /** {@link #checkKeyAttribute(String)}, with a message that names the attribute's role, such as "sortKey". */
+    static String checkKeyAttribute(String role, String attribute) {
+        if (attribute == null || attribute.isBlank() || attribute.length() > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException(
+                    role + " must be 1 to " + MAX_NAME_LENGTH + " characters, not blank, was '" + attribute + "'");
+        }
+        if (LockTableOptions.RESERVED_ATTRIBUTES.contains(attribute)) {
+            throw new IllegalArgumentException(role + " '" + attribute + "' is the name of one of the lock item's own"
+                    + " attributes " + LockTableOptions.RESERVED_ATTRIBUTES + "; the table's keys need other names");
+        }
+        return attribute;
+    }
+}
