@@ -62,6 +62,25 @@ public final class LockTable implements AutoCloseable {
     /** The longest lease, a day. */
     public static final Duration MAX_LEASE_DURATION = Duration.ofDays(1);
 
+    /**
+     * Tells whether a duration is one a lease may have: from {@link #MIN_LEASE_DURATION} to {@link
+     * #MAX_LEASE_DURATION}. The one place of the rule, for callers that check a configured lease before using it.
+     *
+     * <pre>{@code
+     * if (!LockTable.isLeaseDuration(configured)) {
+     *     throw new IllegalStateException("app.lease is " + configured + ", outside 1s to 1d");
+     * }
+     * }</pre>
+     *
+     * @param leaseDuration the duration, may be null
+     * @return true if it is not null and in the range
+     */
+    public static boolean isLeaseDuration(@Nullable Duration leaseDuration) {
+        return leaseDuration != null
+                && leaseDuration.compareTo(MIN_LEASE_DURATION) >= 0
+                && leaseDuration.compareTo(MAX_LEASE_DURATION) <= 0;
+    }
+
     private static final int MAX_KEY_BYTES = 2048;
     private static final long MAX_POLL_NANOS = Duration.ofSeconds(10).toNanos();
     private static final long RACE_RETRY_NANOS = Duration.ofMillis(50).toNanos();
@@ -602,7 +621,7 @@ public final class LockTable implements AutoCloseable {
     private void checkArguments(String name, Duration leaseDuration) {
         checkName(name);
         Objects.requireNonNull(leaseDuration, "leaseDuration");
-        if (leaseDuration.compareTo(MIN_LEASE_DURATION) < 0 || leaseDuration.compareTo(MAX_LEASE_DURATION) > 0) {
+        if (!isLeaseDuration(leaseDuration)) {
             throw new IllegalArgumentException("leaseDuration of lock '" + name + "' must be from " + MIN_LEASE_DURATION
                     + " to " + MAX_LEASE_DURATION + ", was " + leaseDuration);
         }

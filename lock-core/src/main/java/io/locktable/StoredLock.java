@@ -60,9 +60,7 @@ record StoredLock(
             throw new LockItemConflictException(
                     name, tableName, "it has an owner but lacks one of rvn, fence and leaseMs");
         }
-        if (owner != null
-                && (leaseMs < LockTable.MIN_LEASE_DURATION.toMillis()
-                        || leaseMs > LockTable.MAX_LEASE_DURATION.toMillis())) {
+        if (owner != null && !LockTable.isLeaseDuration(Duration.ofMillis(leaseMs))) {
             // zero would mean an instant takeover, a huge value an overflow: neither is a lease LockTable writes
             throw new LockItemConflictException(
                     name,

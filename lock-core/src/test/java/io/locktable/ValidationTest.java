@@ -391,4 +391,14 @@ class ValidationTest {
         assertThat(RequestTimeouts.read(Duration.ofSeconds(30), -5)).isEqualTo(Duration.ofMillis(1));
         assertThat(RequestTimeouts.giveBack(Duration.ofDays(1).toNanos())).isEqualTo(Duration.ofSeconds(5));
     }
+
+    @Test
+    void theLeaseRangeIsOneRuleFromASecondToADayBothIncluded() {
+        assertThat(LockTable.isLeaseDuration(LockTable.MIN_LEASE_DURATION)).isTrue();
+        assertThat(LockTable.isLeaseDuration(LockTable.MAX_LEASE_DURATION)).isTrue();
+        assertThat(LockTable.isLeaseDuration(Duration.ofMillis(999))).isFalse();
+        assertThat(LockTable.isLeaseDuration(Duration.ofDays(1).plusMillis(1))).isFalse();
+        assertThat(LockTable.isLeaseDuration(Duration.ofSeconds(-30))).isFalse();
+        assertThat(LockTable.isLeaseDuration(null)).isFalse();
+    }
 }

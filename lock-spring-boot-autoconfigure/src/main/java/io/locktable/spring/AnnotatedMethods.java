@@ -260,8 +260,7 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
             return defaultLease;
         }
         Duration duration = duration(declared, where, "leaseDuration");
-        if (duration.compareTo(LockTable.MIN_LEASE_DURATION) < 0
-                || duration.compareTo(LockTable.MAX_LEASE_DURATION) > 0) {
+        if (!LockTable.isLeaseDuration(duration)) {
             String range = simple(LockTable.MIN_LEASE_DURATION) + " to " + simple(LockTable.MAX_LEASE_DURATION);
             throw new MethodDeclarationException(
                     label + " method " + where + " has leaseDuration " + simple(duration)

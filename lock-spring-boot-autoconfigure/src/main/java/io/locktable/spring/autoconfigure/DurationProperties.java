@@ -17,9 +17,7 @@ final class DurationProperties {
     /** The lease of leaders that set none, checked. */
     static Duration leaseDuration(LockTableProperties properties) {
         Duration lease = properties.getLeaseDuration();
-        if (lease == null
-                || lease.compareTo(LockTable.MIN_LEASE_DURATION) < 0
-                || lease.compareTo(LockTable.MAX_LEASE_DURATION) > 0) {
+        if (!LockTable.isLeaseDuration(lease)) {
             String range = simple(LockTable.MIN_LEASE_DURATION) + " to " + simple(LockTable.MAX_LEASE_DURATION);
             throw new LockTableConfigurationException(
                     "locktable.lease-duration is " + lease + ", outside the range a lease may have, " + range + ".",
