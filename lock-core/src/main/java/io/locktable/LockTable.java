@@ -1,6 +1,5 @@
 package io.locktable;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -81,7 +80,6 @@ public final class LockTable implements AutoCloseable {
                 && leaseDuration.compareTo(MAX_LEASE_DURATION) <= 0;
     }
 
-    private static final int MAX_KEY_BYTES = 2048;
     private static final long MAX_POLL_NANOS = Duration.ofSeconds(10).toNanos();
     private static final long RACE_RETRY_NANOS = Duration.ofMillis(50).toNanos();
 
@@ -636,14 +634,7 @@ public final class LockTable implements AutoCloseable {
     }
 
     private static void checkName(String name) {
-        if (name == null || name.isEmpty()) {
-            throw new IllegalArgumentException("lock name must not be null or empty");
-        }
-        int keyBytes = (LockRequests.KEY_PREFIX + name).getBytes(StandardCharsets.UTF_8).length;
-        if (keyBytes > MAX_KEY_BYTES) {
-            throw new IllegalArgumentException("lock name is too long: its key LOCK#<name> has " + keyBytes
-                    + " bytes, DynamoDB allows " + MAX_KEY_BYTES);
-        }
+        LockTableNames.checkLockName(name);
     }
 
     private static long saturatedNanos(Duration duration) {

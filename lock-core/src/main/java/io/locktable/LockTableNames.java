@@ -1,9 +1,11 @@
 package io.locktable;
 
+import java.nio.charset.StandardCharsets;
+
 /**
- * The rules for the names a {@link LockTable} is built with: the table's name, and the names of its key attributes.
- * {@link LockTable#builder} and {@link LockTable.Builder#sortKey} apply them, so there is no need to call these
- * first. They are public for code that reads the names from its own settings and wants to say which setting is
+ * The rules for the names a {@link LockTable} is built with (the table's name, and the names of its key attributes)
+ * and for the names of its locks. {@link LockTable#builder}, {@link LockTable.Builder#sortKey} and every method that
+ * takes a lock name apply them, so there is no need to call these first. They are public for code that reads the names from its own settings and wants to say which setting is
  * wrong before building anything:
  *
  * <pre>{@code
@@ -22,6 +24,7 @@ public final class LockTableNames {
     private static final int MIN_TABLE_NAME_LENGTH = 3;
     private static final int MAX_NAME_LENGTH = 255;
     private static final String TABLE_NAME_CHARACTERS = "[a-zA-Z0-9_.-]+";
+    private static final int MAX_KEY_BYTES = 2048;
 
     private LockTableNames() {}
 
@@ -59,6 +62,27 @@ public final class LockTableNames {
      */
     public static String checkKeyAttribute(String attribute) {
         return checkKeyAttribute("key attribute", attribute);
+    }
+
+    /**
+     * Checks a lock name: not empty, and short enough that the lock's partition key value {@code LOCK#<name>} fits
+     * DynamoDB's 2,048 bytes in UTF-8. Any other character is allowed. For example {@code "order-sweeper"} and
+     * {@code "tenant/42/report"} pass; {@code ""} does not.
+     *
+     * @param name the lock name
+     * @return the same name
+     * @throws IllegalArgumentException if the name is null, empty or too long; the message says which
+     */
+    public static String checkLockName(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("lock name must not be null or empty");
+        }
+        int keyBytes = (LockRequests.KEY_PREFIX + name).getBytes(StandardCharsets.UTF_8).length;
+        if (keyBytes > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("lock name is too long: its key LOCK#<name> has " + keyBytes
+                    + " bytes, DynamoDB allows " + MAX_KEY_BYTES);
+        }
+        return name;
     }
 
     /** {@link #checkKeyAttribute(String)}, with a message that names the attribute's role, such as "sortKey". */

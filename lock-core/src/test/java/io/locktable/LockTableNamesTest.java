@@ -8,7 +8,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The rules for table and key attribute names, where they live. No engine. */
+/** The rules for table, key attribute and lock names, where they live. No engine. */
 class LockTableNamesTest {
 
     @ParameterizedTest
@@ -76,5 +76,20 @@ class LockTableNamesTest {
     void theBuilderNamesTheRoleOfAKeyItRefuses() {
         assertThatThrownBy(() -> LockTableNames.checkKeyAttribute("sortKey", "rvn"))
                 .hasMessageStartingWith("sortKey 'rvn' is the name of one of the lock item's own attributes");
+    }
+
+    @Test
+    void aLockNameFitsWhileItsKeyHasAtMost2048BytesInUtf8() {
+        assertThat(LockTableNames.checkLockName("tenant/42/report")).isEqualTo("tenant/42/report");
+        assertThat(LockTableNames.checkLockName("x".repeat(2043))).hasSize(2043); // LOCK# + 2043 = 2048 bytes
+        assertThatThrownBy(() -> LockTableNames.checkLockName("x".repeat(2044)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("lock name is too long: its key LOCK#<name> has 2049 bytes, DynamoDB allows 2048");
+        assertThatThrownBy(() -> LockTableNames.checkLockName("é".repeat(1022))) // 2 bytes each: 5 + 2044
+                .hasMessageContaining("2049 bytes");
+        assertThatThrownBy(() -> LockTableNames.checkLockName(""))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("lock name must not be null or empty");
+        assertThatThrownBy(() -> LockTableNames.checkLockName(null)).isInstanceOf(IllegalArgumentException.class);
     }
 }

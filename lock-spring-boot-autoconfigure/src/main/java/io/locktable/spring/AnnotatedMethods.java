@@ -1,6 +1,7 @@
 package io.locktable.spring;
 
 import io.locktable.LockTable;
+import io.locktable.LockTableNames;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -250,7 +251,13 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
                     label + " method " + where + " has the name '" + declared + "', which is empty once resolved.",
                     "Give the " + what + " a name, or set the property it refers to.");
         }
-        return name.trim();
+        try {
+            return LockTableNames.checkLockName(name.trim());
+        } catch (IllegalArgumentException e) {
+            throw new MethodDeclarationException(
+                    label + " method " + where + " has a name that cannot be a lock's: " + e.getMessage() + ".",
+                    "Give the " + what + " a shorter name.");
+        }
     }
 
     /** The lease of a method: its {@code leaseDuration}, or the default when empty; checked against the range. */

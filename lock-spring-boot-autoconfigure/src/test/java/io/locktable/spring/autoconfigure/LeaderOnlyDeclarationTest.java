@@ -160,6 +160,17 @@ class LeaderOnlyDeclarationTest {
     }
 
     @Test
+    void aNameTooLongForALockKeyFailsStartupNamingTheMethod() {
+        runner.withBean(TooLong.class)
+                .withPropertyValues("jobs.long=" + "x".repeat(2044))
+                .run(context -> assertThat(
+                                Analyses.of(context.getStartupFailure()).getDescription())
+                        .startsWith(
+                                "@LeaderOnly method " + TooLong.class.getName() + ".run() has a name that cannot be")
+                        .contains("its key LOCK#<name> has 2049 bytes, DynamoDB allows 2048"));
+    }
+
+    @Test
     void aLeaseOutOfRangeFailsStartup() {
         runner.withBean(ShortLease.class)
                 .run(context -> assertThat(
@@ -278,6 +289,11 @@ class LeaderOnlyDeclarationTest {
 
     static class Unnamed {
         @LeaderOnly
+        public void run() {}
+    }
+
+    static class TooLong {
+        @LeaderOnly("${jobs.long}")
         public void run() {}
     }
 
