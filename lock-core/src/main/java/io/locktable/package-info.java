@@ -44,6 +44,11 @@
  *       regions each take writes on their own, and accepts multi-Region strong consistency.
  * </ol>
  *
+ * <p><b>Leadership</b> is built on these steps, not beside them: {@code LeaderLoop} acquires (steps 2 to 4) until it
+ * wins, holds the term's lease (step 5) and contends again when it is lost, for both {@link
+ * io.locktable.LockTable#runAsLeader} (work on a thread per term) and {@link io.locktable.Leadership} (no work, one
+ * thread per lock, {@link io.locktable.Leadership#stepDown} releases by step 6 and sits out a cool-down).
+ *
  * <p>Every lease decision reads the monotonic clock of one {@link io.locktable.LockClock}; callbacks of users run on
  * the table's event thread, never on the threads that renew.
  */
