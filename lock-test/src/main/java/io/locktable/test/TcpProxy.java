@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -206,19 +207,28 @@ public final class TcpProxy implements AutoCloseable {
         }
         open.add(client);
         open.add(upstream);
-        daemon("locktable-proxy-up", () -> pump(client, upstream, false)).start();
-        daemon("locktable-proxy-down", () -> pump(upstream, client, true)).start();
+        AtomicInteger directionsEnded = new AtomicInteger();
+        daemon("locktable-proxy-up", () -> pump(client, upstream, false, directionsEnded))
+                .start();
+        daemon("locktable-proxy-down", () -> pump(upstream, client, true, directionsEnded))
+                .start();
     }
 
-    private void pump(Socket from, Socket to, boolean replies) {
+    private void pump(Socket from, Socket to, boolean replies, AtomicInteger directionsEnded) {
         byte[] buffer = new byte[BUFFER];
         Delayed delayed = null; // once bytes were held back on this connection, later ones queue behind them
-        boolean ended = false;
-        try (InputStream in = from.getInputStream()) {
+        boolean ended = false; // the sender closed its side: an orderly end, passed on as one
+        try {
+            InputStream in = from.getInputStream(); // not closed here: that would close the socket both ways
             OutputStream out = to.getOutputStream();
             int read;
             boolean discarded = false;
-            while ((read = in.read(buffer)) != -1) {
+            while (true) {
+                read = in.read(buffer);
+                if (read == -1) {
+                    ended = true;
+                    break;
+                }
                 Mode now = mode;
                 if (now == Mode.BLACKHOLE) {
                     discarded = true;
@@ -236,7 +246,7 @@ public final class TcpProxy implements AutoCloseable {
                 }
                 long delay = replies ? replyDelayNanos : requestDelayNanos;
                 if (delayed == null && delay > 0) {
-                    delayed = new Delayed(from, to, out);
+                    delayed = new Delayed(from, to, out, directionsEnded);
                     daemon(replies ? "locktable-proxy-delay-down" : "locktable-proxy-delay-up", delayed::run)
                             .start();
                 }
@@ -247,12 +257,13 @@ public final class TcpProxy implements AutoCloseable {
                     out.flush();
                 }
             }
-            ended = true;
         } catch (IOException e) {
             // the other side went away: end both
         } finally {
-            if (delayed != null && ended) {
-                delayed.add(Chunk.END); // the bytes held back still go, then both ends close
+            if (ended && delayed != null) {
+                delayed.add(Chunk.END); // the bytes held back still go, then this direction ends in order
+            } else if (ended) {
+                endInOrder(from, to, directionsEnded);
             } else {
                 if (delayed != null) {
                     delayed.add(Chunk.ABORT);
@@ -275,11 +286,13 @@ public final class TcpProxy implements AutoCloseable {
         private final Socket from;
         private final Socket to;
         private final OutputStream out;
+        private final AtomicInteger directionsEnded;
 
-        Delayed(Socket from, Socket to, OutputStream out) {
+        Delayed(Socket from, Socket to, OutputStream out, AtomicInteger directionsEnded) {
             this.from = from;
             this.to = to;
             this.out = out;
+            this.directionsEnded = directionsEnded;
         }
 
         void add(Chunk chunk) {
@@ -287,10 +300,12 @@ public final class TcpProxy implements AutoCloseable {
         }
 
         void run() {
+            boolean inOrder = false;
             try {
                 while (true) {
                     Chunk chunk = queue.take();
                     if (chunk == Chunk.END || chunk == Chunk.ABORT) {
+                        inOrder = chunk == Chunk.END;
                         break;
                     }
                     long wait;
@@ -305,9 +320,31 @@ public final class TcpProxy implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
-                reset(from);
-                reset(to);
+                if (inOrder) {
+                    endInOrder(from, to, directionsEnded);
+                } else {
+                    reset(from);
+                    reset(to);
+                }
             }
+        }
+    }
+
+    /**
+     * One direction ended in order (its sender closed it): passes the end on with a FIN, so the receiver still reads
+     * every byte sent before it, which a reset could discard; once both directions ended, closes both sockets.
+     */
+    private void endInOrder(Socket from, Socket to, AtomicInteger directionsEnded) {
+        try {
+            to.shutdownOutput();
+        } catch (IOException e) {
+            reset(from);
+            reset(to);
+            return;
+        }
+        if (directionsEnded.incrementAndGet() == 2) {
+            closeQuietly(from);
+            closeQuietly(to);
         }
     }
 
