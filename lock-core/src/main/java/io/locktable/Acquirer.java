@@ -2,6 +2,7 @@ package io.locktable;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import org.jspecify.annotations.Nullable;
@@ -109,7 +110,8 @@ final class Acquirer {
     }
 
     private Attempt write(String name, Duration lease, @Nullable String seenRvn, long waitLeftNanos) {
-        String rvn = RandomIds.next();
+        UUID version = RandomIds.nextVersion();
+        String rvn = version.toString();
         Instant wall = clock.instant();
         long sent = clock.nanoTime();
         LockStore.AcquireAnswer answer;
@@ -125,7 +127,7 @@ final class Acquirer {
         // step 3: the answer dates what it shows, after any read the store needed to show it
         long answered = clock.nanoTime();
         if (answer instanceof LockStore.Granted granted) {
-            return granted(name, lease, seenRvn != null, granted.mine(), rvn, sent, answered, wall);
+            return granted(name, lease, seenRvn != null, granted.mine(), version, sent, answered, wall);
         }
         StoredLock holder = ((LockStore.Refused) answer).current();
         if (holder == null || !holder.isHeld()) {
@@ -142,13 +144,13 @@ final class Acquirer {
             Duration duration,
             boolean tookOver,
             StoredLock mine,
-            String rvn,
+            UUID version,
             long sent,
             long answered,
             Instant wall) {
         watched.remove(name);
         fences.granted(name, mine.fence(), sent, answered);
-        Lease lease = new Lease(keeper, name, owner, mine.fence(), rvn, duration, sent, wall, tookOver);
+        Lease lease = new Lease(keeper, name, mine.fence(), version, duration, sent, wall, tookOver);
         if (!keeper.start(lease, () -> listeners.onAcquired(lease, tookOver))) {
             throw new IllegalStateException("lock table " + store.tableName() + " was closed while lock '" + name
                     + "' was being acquired; the lock was given back");

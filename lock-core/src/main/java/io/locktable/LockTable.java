@@ -114,7 +114,7 @@ public final class LockTable implements AutoCloseable {
                         Objects.requireNonNull(builder.client, "client"),
                         new LockRequests(tableName, partitionKey, sortKey, options),
                         listeners);
-        this.keeper = new LeaseKeeper(store, clock, workers, listeners, handover::released);
+        this.keeper = new LeaseKeeper(store, clock, workers, listeners, owner, handover::released);
         FenceHighWater fences = new FenceHighWater(tableName, listeners);
         this.acquirer = new Acquirer(store, clock, workers, listeners, fences, keeper, owner);
         this.verifier = new TableVerifier(

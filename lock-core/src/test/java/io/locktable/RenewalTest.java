@@ -200,7 +200,8 @@ class RenewalTest {
             Lease lease = a.locks()
                     .tryAcquire(Contenders.lockName(), Duration.ofHours(1))
                     .orElseThrow();
-            assertThat(scheduled).hasSize(2).noneMatch(java.util.concurrent.Future::isDone);
+            // one task pending on the clock, for the table's earliest wake: this lease's renewal
+            assertThat(scheduled).filteredOn(task -> !task.isDone()).hasSize(1);
 
             lease.release();
 
