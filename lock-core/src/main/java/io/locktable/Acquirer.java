@@ -70,6 +70,15 @@ final class Acquirer {
      * @param waitLeftNanos how long the caller still waits; no request outlasts it
      */
     Attempt attempt(String name, Duration lease, long waitLeftNanos) {
+        fences.enter(name);
+        try {
+            return attemptInUse(name, lease, waitLeftNanos);
+        } finally {
+            fences.leave(name);
+        }
+    }
+
+    private Attempt attemptInUse(String name, Duration lease, long waitLeftNanos) {
         SeenHolder seen = watched.get(name);
         if (seen == null) {
             return write(name, lease, null, waitLeftNanos); // step 2
@@ -101,12 +110,17 @@ final class Acquirer {
     /** A strongly consistent read, for {@link LockTable#read}. */
     @Nullable
     StoredLock read(String name, Duration timeout) {
-        long sent = clock.nanoTime();
-        StoredLock stored = store.read(name, timeout);
-        if (stored != null) {
-            fences.observed(name, stored.fence(), sent, clock.nanoTime());
+        fences.enter(name);
+        try {
+            long sent = clock.nanoTime();
+            StoredLock stored = store.read(name, timeout);
+            if (stored != null) {
+                fences.observed(name, stored.fence(), sent, clock.nanoTime());
+            }
+            return stored;
+        } finally {
+            fences.leave(name);
         }
-        return stored;
     }
 
     private Attempt write(String name, Duration lease, @Nullable String seenRvn, long waitLeftNanos) {
@@ -150,6 +164,7 @@ final class Acquirer {
             Instant wall) {
         watched.remove(name);
         fences.granted(name, mine.fence(), sent, answered);
+        fences.enter(name); // the lease keeps the mark until it ends (LeaseKeeper)
         Lease lease = new Lease(keeper, name, mine.fence(), version, duration, sent, wall, tookOver);
         if (!keeper.start(lease, () -> listeners.onAcquired(lease, tookOver))) {
             throw new IllegalStateException("lock table " + store.tableName() + " was closed while lock '" + name

@@ -40,6 +40,7 @@ final class LeaseKeeper {
     private final Listeners listeners;
     private final Consumer<String> releasedHere;
     private final String owner;
+    private final FenceHighWater fences;
     /** Every live lease, by when it next wakes: the table's set of held leases and their one timer. */
     private final LeaseTimer timer;
 
@@ -54,8 +55,10 @@ final class LeaseKeeper {
             Workers workers,
             Listeners listeners,
             String owner,
+            FenceHighWater fences,
             Consumer<String> releasedHere) {
         this.releasedHere = releasedHere;
+        this.fences = fences;
         this.owner = owner;
         this.timer = new LeaseTimer(clock, new LeaseTimer.Wakes() {
             @Override
@@ -112,6 +115,7 @@ final class LeaseKeeper {
         }
         if (refused) {
             lease.finish(LeaseEnd.CLOSED);
+            fences.leave(lease.name());
             lease.announceEnd();
             sendRelease(lease, RequestTimeouts.release(lease.duration()));
             return false;
@@ -261,6 +265,7 @@ final class LeaseKeeper {
             }
         }
         timer.remove(lease);
+        fences.leave(lease.name());
         if (byCaller) {
             lease.announceEnd();
         } else {

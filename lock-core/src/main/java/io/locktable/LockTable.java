@@ -75,6 +75,7 @@ public final class LockTable implements AutoCloseable {
     private final @Nullable AutoCloseable ownedClock;
     private final Listeners listeners;
     private final LeaseKeeper keeper;
+    private final FenceHighWater fences;
     private final Acquirer acquirer;
     private final TableVerifier verifier;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -114,8 +115,9 @@ public final class LockTable implements AutoCloseable {
                         Objects.requireNonNull(builder.client, "client"),
                         new LockRequests(tableName, partitionKey, sortKey, options),
                         listeners);
-        this.keeper = new LeaseKeeper(store, clock, workers, listeners, owner, handover::released);
         FenceHighWater fences = new FenceHighWater(tableName, listeners);
+        this.fences = fences;
+        this.keeper = new LeaseKeeper(store, clock, workers, listeners, owner, fences, handover::released);
         this.acquirer = new Acquirer(store, clock, workers, listeners, fences, keeper, owner);
         this.verifier = new TableVerifier(
                 store, partitionKey, sortKey, options.timeToLiveAttribute().isPresent());
@@ -568,6 +570,11 @@ public final class LockTable implements AutoCloseable {
 
     boolean isClosed() {
         return closed.get();
+    }
+
+    /** How many fencing marks the table keeps, for tests of what a released lease leaves behind. */
+    int fenceMarks() {
+        return fences.size();
     }
 
     private void finished(String name, AcquireOutcome outcome, long startNanos, boolean waited) {

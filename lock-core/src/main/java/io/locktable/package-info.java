@@ -39,7 +39,9 @@
  *   <li><b>Fencing.</b> {@link io.locktable.Lease#heldCheck()} is a {@code ConditionCheck} on owner and fence, for a
  *       {@code TransactWriteItems}; {@link io.locktable.Lease#fencingToken()} is the fence of this acquisition.
  *   <li><b>The high-water mark.</b> Per lock, the highest fence this table has seen; a token answered in a known
- *       order after the mark that is below it (or equal, for a grant) is logged as an error and reported.
+ *       order after the mark that is below it (or equal, for a grant) is logged as an error and reported. A mark is
+ *       kept, never lowered, while the table holds a lease of the lock or has a request on it under way, and then
+ *       among the 256 most recently idle marks ({@code FenceHighWater}), so a lock per entity leaves nothing behind.
  *   <li><b>One region.</b> {@link io.locktable.LockTable#verify()} refuses wrong keys and global tables whose
  *       regions each take writes on their own, and accepts multi-Region strong consistency.
  * </ol>
