@@ -9,9 +9,9 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The production clock: {@code System.nanoTime()}, one timer thread for schedules and expiries, up to a bounded
- * number of worker threads for the requests of renewals and releases ({@link ElasticWorkers}), and one event thread for the callbacks of users
- * (listeners, {@link Lease#whenEnded()}), all daemons.
+ * The production clock: {@code System.nanoTime()}, one timer thread for schedules and expiries, worker threads for
+ * the requests of renewals and releases ({@link ElasticWorkers}: up to the table's bound, more only while renewals
+ * are late), and one event thread for the callbacks of users (listeners, {@link Lease#whenEnded()}), all daemons.
  */
 final class SystemLockClock implements LockClock, AutoCloseable {
 
@@ -23,7 +23,8 @@ final class SystemLockClock implements LockClock, AutoCloseable {
         this.timer = new ScheduledThreadPoolExecutor(1, Threads.daemons(threadNamePrefix + "-timer"));
         timer.setRemoveOnCancelPolicy(true);
         timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.workers = new ElasticWorkers(workerThreads, Threads.daemons(threadNamePrefix + "-worker"));
+        this.workers = new ElasticWorkers(
+                workerThreads, ElasticWorkers.MAX_THREADS, Threads.daemons(threadNamePrefix + "-worker"), timer);
         this.events = Executors.newSingleThreadExecutor(Threads.daemons(threadNamePrefix + "-events"));
     }
 

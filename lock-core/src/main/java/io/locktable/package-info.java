@@ -48,6 +48,14 @@
  *
  * <p>Every lease decision reads the monotonic clock of one {@link io.locktable.LockClock}; callbacks of users run on
  * the table's event thread, never on the threads that renew.
+ *
+ * <p><b>Threads.</b> One timer thread ({@code LeaseTimer}: every held lease in one queue, one task on the clock), one
+ * event thread, and workers that send the requests ({@code ElasticWorkers}): up to {@code schedulerThreads} (6) as
+ * requests queue, and, while renewals start late (a tenth of their period, as {@code RenewalLateness} reports
+ * them), one more per late renewal up to 64, those going away after 5 s idle. Each thread goes away when idle. Every
+ * request also carries the SDK's {@code apiCallTimeout}, whose tasks run on the SDK client's own scheduled executor
+ * (5 threads, started by the first request with a timeout, shared by every user of the client): only that timeout
+ * aborts the HTTP request of a hung socket read, which no interrupt ends.
  */
 @NullMarked
 package io.locktable;
