@@ -692,8 +692,9 @@ public final class LockTable implements AutoCloseable {
         /**
          * How many worker threads send the renewals and releases of the table at once in normal conditions (default
          * 6), beside one timer thread that keeps the schedule and ends leases on time, and one event thread for
-         * listeners. Workers start as the queued requests need them and go away when idle, so a table holding a few
-         * leases runs one or two. With a synchronous client a worker carries one round trip at a time: 6 workers at
+         * listeners. Workers start as the queued requests need them and go away when idle, and the timer and event
+         * threads go away after 30 s without work, so a table holding a few leases runs two or three threads and one
+         * holding none runs none. With a synchronous client a worker carries one round trip at a time: 6 workers at
          * 5 ms renew about 1,200 leases a second, so a table adds at most 8 threads of its own while renewals start
          * on time.
          *
