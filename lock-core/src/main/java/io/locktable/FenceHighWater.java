@@ -30,12 +30,30 @@ final class FenceHighWater {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
-    /** The highest token (-1: none yet), the earliest answer that showed it, and the uses under way. */
+    /**
+     * The highest token (-1: none yet), the earliest answer that showed it, the uses under way, and whether its
+     * regression was logged as an error already; 32 bytes, as a held lease keeps one.
+     */
     private static final class Mark {
         long fence = -1;
         long answeredNanos;
-        boolean reported;
-        int users;
+        private int usersAndReported; // the uses times two, plus one once reported
+
+        int users() {
+            return usersAndReported >>> 1;
+        }
+
+        void use(int delta) {
+            usersAndReported += 2 * delta;
+        }
+
+        boolean reported() {
+            return (usersAndReported & 1) != 0;
+        }
+
+        void reported(boolean reported) {
+            usersAndReported = (usersAndReported & ~1) | (reported ? 1 : 0);
+        }
     }
 
     private final Map<String, Mark> inUse = new HashMap<>(); // guarded by this
@@ -63,7 +81,7 @@ final class FenceHighWater {
             }
             inUse.put(name, mark);
         }
-        mark.users++;
+        mark.use(1);
     }
 
     /** A use begun with {@link #enter} ended: the last one moves the mark to the idle ones. */
@@ -72,7 +90,8 @@ final class FenceHighWater {
         if (mark == null) {
             return;
         }
-        if (--mark.users == 0) {
+        mark.use(-1);
+        if (mark.users() == 0) {
             inUse.remove(name);
             if (mark.fence >= 0) {
                 idle.put(name, mark);
@@ -98,14 +117,14 @@ final class FenceHighWater {
             if (mark.fence < 0 || fence > mark.fence) {
                 mark.fence = fence;
                 mark.answeredNanos = answeredNanos;
-                mark.reported = false;
+                mark.reported(false);
                 return;
             }
             boolean ordered = sentNanos - mark.answeredNanos >= 0; // sent after the mark was answered
             if (ordered && (granted ? fence <= mark.fence : fence < mark.fence)) {
                 highest = mark.fence;
-                reported = mark.reported;
-                mark.reported = true;
+                reported = mark.reported();
+                mark.reported(true);
             } else {
                 if (fence == mark.fence && answeredNanos - mark.answeredNanos < 0) {
                     mark.answeredNanos = answeredNanos; // known earlier than thought

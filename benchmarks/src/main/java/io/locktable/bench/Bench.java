@@ -613,9 +613,12 @@ public final class Bench {
         String marker = "Partial run `--only " + phases + "`";
         StringBuilder text = new StringBuilder();
         for (String line : earlier.lines().toList()) {
-            if (!line.startsWith(marker) && !line.isEmpty()) {
+            if (!line.startsWith(marker)) {
                 text.append(line).append('\n');
             }
+        }
+        while (text.length() > 1 && text.charAt(text.length() - 2) == '\n') {
+            text.setLength(text.length() - 1); // no blank lines at the end
         }
         Duration took = Duration.between(started, Instant.now()).truncatedTo(ChronoUnit.SECONDS);
         text.append('\n')
