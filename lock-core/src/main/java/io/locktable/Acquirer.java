@@ -2,6 +2,7 @@ package io.locktable;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import org.jspecify.annotations.Nullable;
@@ -69,6 +70,15 @@ final class Acquirer {
      * @param waitLeftNanos how long the caller still waits; no request outlasts it
      */
     Attempt attempt(String name, Duration lease, long waitLeftNanos) {
+        fences.enter(name);
+        try {
+            return attemptInUse(name, lease, waitLeftNanos);
+        } finally {
+            fences.leave(name);
+        }
+    }
+
+    private Attempt attemptInUse(String name, Duration lease, long waitLeftNanos) {
         SeenHolder seen = watched.get(name);
         if (seen == null) {
             return write(name, lease, null, waitLeftNanos); // step 2
@@ -100,16 +110,22 @@ final class Acquirer {
     /** A strongly consistent read, for {@link LockTable#read}. */
     @Nullable
     StoredLock read(String name, Duration timeout) {
-        long sent = clock.nanoTime();
-        StoredLock stored = store.read(name, timeout);
-        if (stored != null) {
-            fences.observed(name, stored.fence(), sent, clock.nanoTime());
+        fences.enter(name);
+        try {
+            long sent = clock.nanoTime();
+            StoredLock stored = store.read(name, timeout);
+            if (stored != null) {
+                fences.observed(name, stored.fence(), sent, clock.nanoTime());
+            }
+            return stored;
+        } finally {
+            fences.leave(name);
         }
-        return stored;
     }
 
     private Attempt write(String name, Duration lease, @Nullable String seenRvn, long waitLeftNanos) {
-        String rvn = RandomIds.next();
+        UUID version = RandomIds.nextVersion();
+        String rvn = version.toString();
         Instant wall = clock.instant();
         long sent = clock.nanoTime();
         LockStore.AcquireAnswer answer;
@@ -125,7 +141,7 @@ final class Acquirer {
         // step 3: the answer dates what it shows, after any read the store needed to show it
         long answered = clock.nanoTime();
         if (answer instanceof LockStore.Granted granted) {
-            return granted(name, lease, seenRvn != null, granted.mine(), rvn, sent, answered, wall);
+            return granted(name, lease, seenRvn != null, granted.mine(), version, sent, answered, wall);
         }
         StoredLock holder = ((LockStore.Refused) answer).current();
         if (holder == null || !holder.isHeld()) {
@@ -142,13 +158,14 @@ final class Acquirer {
             Duration duration,
             boolean tookOver,
             StoredLock mine,
-            String rvn,
+            UUID version,
             long sent,
             long answered,
             Instant wall) {
         watched.remove(name);
         fences.granted(name, mine.fence(), sent, answered);
-        Lease lease = new Lease(keeper, name, owner, mine.fence(), rvn, duration, sent, wall, tookOver);
+        fences.enter(name); // the lease keeps the mark until it ends (LeaseKeeper)
+        Lease lease = new Lease(keeper, name, mine.fence(), version, duration, sent, wall, tookOver);
         if (!keeper.start(lease, () -> listeners.onAcquired(lease, tookOver))) {
             throw new IllegalStateException("lock table " + store.tableName() + " was closed while lock '" + name
                     + "' was being acquired; the lock was given back");

@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Future;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
@@ -39,45 +39,48 @@ public final class Lease implements AutoCloseable {
 
     private static final ThreadLocal<Lease> CURRENT = new ThreadLocal<>();
 
+    // A table may hold a hundred thousand leases: each field here is paid per lease, so what can be derived is (the
+    // owner from the keeper, nanoseconds from the duration), the record version is two longs rather than a string,
+    // and whenEnded()'s future is made only when asked for.
     private final LeaseKeeper keeper;
     private final String name;
-    private final String owner;
     private final long fencingToken;
     private final Duration duration;
-    private final long durationNanos;
-    private final long acquiredAtMillis; // wall-clock millis rather than an Instant: a lease is kept small
+    private final long acquiredAtMillis;
     private final boolean tookOver;
-    private final CompletableFuture<LeaseEnd> ended = new CompletableFuture<>();
 
-    private volatile String recordVersion;
+    private long versionHigh; // guarded by this: the record version the last confirmed write set
+    private long versionLow; // guarded by this
     private volatile long endNanos;
     private volatile long renewedAtMillis;
     private volatile @Nullable LeaseEnd end;
-    /** The scheduled renewal and expiry watch, cancelled when the lease ends so the timer does not keep it. */
-    private volatile @Nullable Future<?> renewalTask;
-
-    private volatile @Nullable Future<?> expiryTask;
+    private @Nullable CompletableFuture<LeaseEnd> ended; // guarded by this; made by the first whenEnded()
+    private boolean announced; // guarded by this: the end was announced
     /** Record versions that renewals sent without an answer, with their send times; guarded by {@code this}. */
-    private @Nullable Map<String, Long> unanswered; // null while every renewal was answered: a lease is kept small
+    private @Nullable Map<String, Long> unanswered; // null while every renewal was answered
+
+    // the table's timer, guarded by LeaseTimer: this lease's place in its queue, when it wakes, whether a renewal is
+    // under way
+    long wakeNanos;
+    int timerIndex = -1;
+    boolean renewing;
 
     Lease(
             LeaseKeeper keeper,
             String name,
-            String owner,
             long fencingToken,
-            String recordVersion,
+            UUID recordVersion,
             Duration duration,
             long sentNanos,
             Instant acquiredAt,
             boolean tookOver) {
         this.keeper = keeper;
         this.name = name;
-        this.owner = owner;
         this.fencingToken = fencingToken;
-        this.recordVersion = recordVersion;
+        this.versionHigh = recordVersion.getMostSignificantBits();
+        this.versionLow = recordVersion.getLeastSignificantBits();
         this.duration = duration;
-        this.durationNanos = duration.toNanos();
-        this.endNanos = sentNanos + durationNanos;
+        this.endNanos = sentNanos + duration.toNanos();
         this.acquiredAtMillis = acquiredAt.toEpochMilli();
         this.renewedAtMillis = acquiredAtMillis;
         this.tookOver = tookOver;
@@ -133,7 +136,7 @@ public final class Lease implements AutoCloseable {
      * @return the owner id
      */
     public String owner() {
-        return owner;
+        return keeper.owner();
     }
 
     /**
@@ -215,7 +218,17 @@ public final class Lease implements AutoCloseable {
      * @return a future that completes with the reason the lease ended; it never completes exceptionally
      */
     public CompletableFuture<LeaseEnd> whenEnded() {
-        return ended.copy();
+        CompletableFuture<LeaseEnd> future;
+        synchronized (this) {
+            if (ended == null) {
+                ended = new CompletableFuture<>();
+                if (announced && end != null) {
+                    ended.complete(end);
+                }
+            }
+            future = ended;
+        }
+        return future.copy();
     }
 
     /**
@@ -277,22 +290,22 @@ public final class Lease implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Lease[" + name + ", fencingToken=" + fencingToken + ", owner=" + owner + ", "
+        return "Lease[" + name + ", fencingToken=" + fencingToken + ", owner=" + owner() + ", "
                 + (end == null ? "held" : end.toString()) + "]";
     }
 
     // ---- state, driven by LeaseKeeper
 
     long durationNanos() {
-        return durationNanos;
+        return duration.toNanos();
     }
 
     long endNanos() {
         return endNanos;
     }
 
-    String recordVersion() {
-        return recordVersion;
+    synchronized String recordVersion() {
+        return new UUID(versionHigh, versionLow).toString();
     }
 
     boolean isLive() {
@@ -306,7 +319,7 @@ public final class Lease implements AutoCloseable {
         }
         unanswered.put(newVersion, sentNanos);
         List<String> candidates = new ArrayList<>(unanswered.size() + 1);
-        candidates.add(recordVersion);
+        candidates.add(recordVersion());
         candidates.addAll(unanswered.keySet());
         return candidates;
     }
@@ -315,15 +328,20 @@ public final class Lease implements AutoCloseable {
         return unanswered == null ? 0 : unanswered.size();
     }
 
-    /** A renewal wrote {@code version}: the lease now ends at that renewal's send time plus its duration. */
+    /**
+     * A renewal wrote {@code version} (one this lease generated, a UUID): the lease now ends at that renewal's send
+     * time plus its duration.
+     */
     synchronized boolean renewed(String version, Instant wallTime) {
         Long sent = unanswered == null ? null : unanswered.get(version);
         if (end != null || sent == null) {
             return false;
         }
         unanswered = null;
-        recordVersion = version;
-        long renewedEnd = sent + durationNanos;
+        UUID confirmed = UUID.fromString(version);
+        versionHigh = confirmed.getMostSignificantBits();
+        versionLow = confirmed.getLeastSignificantBits();
+        long renewedEnd = sent + durationNanos();
         if (renewedEnd - endNanos > 0) { // a difference: nanoTime may wrap
             endNanos = renewedEnd;
         }
@@ -342,46 +360,32 @@ public final class Lease implements AutoCloseable {
     }
 
     /**
-     * Ends the lease once, cancelling its scheduled tasks; returns false if it had ended already. {@link
-     * #whenEnded()} completes only with {@link #announceEnd()}, on the thread the keeper chooses.
+     * Ends the lease once; returns false if it had ended already. {@link #whenEnded()} completes only with {@link
+     * #announceEnd()}, on the thread the keeper chooses. The keeper takes it off the timer.
      */
-    boolean finish(LeaseEnd reason) {
-        synchronized (this) {
-            if (end != null) {
-                return false;
-            }
-            end = reason;
+    synchronized boolean finish(LeaseEnd reason) {
+        if (end != null) {
+            return false;
         }
-        cancel(renewalTask);
-        cancel(expiryTask);
+        end = reason;
+        unanswered = null;
         return true;
     }
 
     /** Completes {@link #whenEnded()} once the lease has ended. */
     void announceEnd() {
-        LeaseEnd reason = end;
-        if (reason != null) {
-            ended.complete(reason);
+        CompletableFuture<LeaseEnd> future;
+        LeaseEnd reason;
+        synchronized (this) {
+            reason = end;
+            if (reason == null) {
+                return;
+            }
+            announced = true;
+            future = ended;
         }
-    }
-
-    void renewalScheduled(Future<?> task) {
-        renewalTask = task;
-        if (end != null) {
-            cancel(task);
-        }
-    }
-
-    void expiryScheduled(Future<?> task) {
-        expiryTask = task;
-        if (end != null) {
-            cancel(task);
-        }
-    }
-
-    private static void cancel(@Nullable Future<?> task) {
-        if (task != null) {
-            task.cancel(false);
+        if (future != null) {
+            future.complete(reason);
         }
     }
 }

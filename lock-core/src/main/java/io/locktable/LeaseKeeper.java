@@ -5,8 +5,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -35,21 +33,44 @@ final class LeaseKeeper {
 
     private static final long MIN_RETRY_NANOS = Duration.ofMillis(50).toNanos();
     private static final long MAX_RETRY_NANOS = Duration.ofSeconds(1).toNanos();
-    private static final long MAX_EXPIRY_GUARD_NANOS = Duration.ofMillis(100).toNanos();
 
     private final LockStore store;
     private final LockClock clock;
     private final Workers workers;
     private final Listeners listeners;
     private final Consumer<String> releasedHere;
-    private final Set<Lease> held = ConcurrentHashMap.newKeySet();
+    private final String owner;
+    private final FenceHighWater fences;
+    /** Every live lease, by when it next wakes: the table's set of held leases and their one timer. */
+    private final LeaseTimer timer;
+
     private final RenewalLateness lateness;
     private boolean closed; // guarded by this
     private volatile boolean multiRegionStrong;
 
     /** @param releasedHere told the name of each lock this table released, for a waiter of the same table */
-    LeaseKeeper(LockStore store, LockClock clock, Workers workers, Listeners listeners, Consumer<String> releasedHere) {
+    LeaseKeeper(
+            LockStore store,
+            LockClock clock,
+            Workers workers,
+            Listeners listeners,
+            String owner,
+            FenceHighWater fences,
+            Consumer<String> releasedHere) {
         this.releasedHere = releasedHere;
+        this.fences = fences;
+        this.owner = owner;
+        this.timer = new LeaseTimer(clock, new LeaseTimer.Wakes() {
+            @Override
+            public void renew(Lease lease, long dueNanos) {
+                workers.run(() -> LeaseKeeper.this.renew(lease, dueNanos), lease.endNanos());
+            }
+
+            @Override
+            public void expire(Lease lease) {
+                LeaseKeeper.this.expire(lease);
+            }
+        });
         this.store = store;
         this.clock = clock;
         this.workers = workers;
@@ -61,9 +82,15 @@ final class LeaseKeeper {
         return clock.nanoTime();
     }
 
+    /** The owner id of the table's leases. */
+    String owner() {
+        return owner;
+    }
+
     Collection<Lease> held() {
-        List<Lease> live = new ArrayList<>(held.size());
-        for (Lease lease : held) {
+        List<Lease> all = timer.leases();
+        List<Lease> live = new ArrayList<>(all.size());
+        for (Lease lease : all) {
             if (lease.isHeld()) {
                 live.add(lease);
             }
@@ -83,11 +110,12 @@ final class LeaseKeeper {
         synchronized (this) {
             refused = closed;
             if (!refused) {
-                held.add(lease);
+                timer.add(lease);
             }
         }
         if (refused) {
             lease.finish(LeaseEnd.CLOSED);
+            fences.leave(lease.name());
             lease.announceEnd();
             sendRelease(lease, RequestTimeouts.release(lease.duration()));
             return false;
@@ -104,32 +132,8 @@ final class LeaseKeeper {
             return true;
         }
         long sent = lease.endNanos() - lease.durationNanos();
-        scheduleRenewal(lease, sent + lease.durationNanos() / 3 - clock.nanoTime());
-        watch(lease);
+        timer.renewAt(lease, sent + lease.durationNanos() / 3);
         return true;
-    }
-
-    private void scheduleRenewal(Lease lease, long delayNanos) {
-        long due = clock.nanoTime() + delayNanos;
-        lease.renewalScheduled(clock.schedule(
-                () -> workers.run(() -> renew(lease, due), lease.endNanos()), delayNanos));
-    }
-
-    /**
-     * Wakes at the lease's end, a guard early so a late scheduler thread still ends it in time; ends it unless a
-     * renewal moved the end on, then sleeps until the new end.
-     */
-    private void watch(Lease lease) {
-        if (!lease.isLive()) {
-            return;
-        }
-        long guard = Math.min(lease.durationNanos() / 20, MAX_EXPIRY_GUARD_NANOS);
-        long left = lease.endNanos() - guard - clock.nanoTime();
-        if (left <= 0) {
-            expire(lease);
-        } else {
-            lease.expiryScheduled(clock.schedule(() -> watch(lease), left));
-        }
     }
 
     /** Step 5: one renewal attempt, on a worker thread, due at {@code dueNanos}. */
@@ -148,7 +152,7 @@ final class LeaseKeeper {
             settle(lease, left);
             return;
         }
-        String version = RandomIds.next();
+        String version = RandomIds.nextVersion().toString();
         Instant wall = clock.instant();
         List<String> candidates = lease.startRenewal(version, sent);
         try {
@@ -174,7 +178,7 @@ final class LeaseKeeper {
             listeners.onRenewed(lease);
         }
         log.debug("Renewed lock '{}' (fencing token {})", lease.name(), lease.fencingToken());
-        scheduleRenewal(lease, sentNanos + lease.durationNanos() / 3 - clock.nanoTime());
+        timer.renewAt(lease, sentNanos + lease.durationNanos() / 3);
     }
 
     /** Too many renewals went unanswered: one read tells which, if any, was applied. */
@@ -214,7 +218,7 @@ final class LeaseKeeper {
         listeners.onRenewalFailed(lease, error);
         long delay = Math.min(MAX_RETRY_NANOS, Math.max(MIN_RETRY_NANOS, left / 5));
         delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
-        scheduleRenewal(lease, delay);
+        timer.renewAt(lease, clock.nanoTime() + delay);
     }
 
     /** The lease ran out on this process's clock: it ends, and a release is tried in case the item is still ours. */
@@ -260,7 +264,8 @@ final class LeaseKeeper {
                 listeners.onReleased(lease);
             }
         }
-        held.remove(lease);
+        timer.remove(lease);
+        fences.leave(lease.name());
         if (byCaller) {
             lease.announceEnd();
         } else {
@@ -377,7 +382,7 @@ final class LeaseKeeper {
         List<Lease> leases;
         synchronized (this) {
             closed = true;
-            leases = List.copyOf(held);
+            leases = timer.leases();
         }
         List<Lease> toSend = new ArrayList<>(leases.size());
         for (Lease lease : leases) {

@@ -49,7 +49,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * several regions can grant a lock twice with the same token. {@link #verify()} checks it.
  *
  * <p><b>Threads.</b> Thread-safe. Hold one per table and process: it remembers which holders it has seen, which a
- * takeover depends on. Renewals run on a small fixed pool of daemon threads however many leases are held. Requests
+ * takeover depends on. Renewals run on a few daemon threads however many leases are held (more only while the
+ * engine answers slower than they fall due, see {@link Builder#schedulerThreads(int)}). Requests
  * go through the given client with its retries, each bounded by a per-request timeout so they never outlast the
  * lease they serve.
  */
@@ -92,6 +93,7 @@ public final class LockTable implements AutoCloseable {
     private final @Nullable AutoCloseable ownedClock;
     private final Listeners listeners;
     private final LeaseKeeper keeper;
+    private final FenceHighWater fences;
     private final Acquirer acquirer;
     private final TableVerifier verifier;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -133,8 +135,9 @@ public final class LockTable implements AutoCloseable {
                         Objects.requireNonNull(builder.client, "client"),
                         new LockRequests(tableName, partitionKey, sortKey, options),
                         listeners);
-        this.keeper = new LeaseKeeper(store, clock, workers, listeners, handover::released);
         FenceHighWater fences = new FenceHighWater(tableName, listeners);
+        this.fences = fences;
+        this.keeper = new LeaseKeeper(store, clock, workers, listeners, owner, fences, handover::released);
         this.acquirer = new Acquirer(store, clock, workers, listeners, fences, keeper, owner);
         this.verifier = new TableVerifier(
                 store, partitionKey, sortKey, options.timeToLiveAttribute().isPresent());
@@ -612,6 +615,11 @@ public final class LockTable implements AutoCloseable {
         return closed.get();
     }
 
+    /** How many fencing marks the table keeps, for tests of what a released lease leaves behind. */
+    int fenceMarks() {
+        return fences.size();
+    }
+
     private void finished(String name, AcquireOutcome outcome, long startNanos, boolean waited) {
         listeners.onAcquireFinished(name, outcome, Duration.ofNanos(clock.nanoTime() - startNanos), waited);
     }
@@ -648,8 +656,9 @@ public final class LockTable implements AutoCloseable {
     /** Builds a {@link LockTable}. Not thread-safe. */
     public static final class Builder {
         /**
-         * Renewals in flight at once, at most: 6 round trips of 5 ms renew 1,200 leases a second; with the timer and
-         * the event thread, a table adds at most 8 threads.
+         * Renewals in flight at once while they start on time: 6 round trips of 5 ms renew 1,200 leases a second; with
+         * the timer and the event thread, a table adds at most 8 threads. Late renewals raise it up to {@link
+         * ElasticWorkers#MAX_THREADS}.
          */
         private static final int DEFAULT_WORKER_THREADS = 6;
 
@@ -720,13 +729,21 @@ public final class LockTable implements AutoCloseable {
         }
 
         /**
-         * How many worker threads may send the renewals and releases of the table at once (default 6), beside one
-         * timer thread that keeps the schedule and ends leases on time, and one event thread for listeners. Workers
-         * start as the queued requests need them and go away when idle, so a table holding a few leases runs one or
-         * two. When renewals queue up anyway (the engine answers slower than they fall due), the leases nearest their
-         * end go first and {@link LockTableListener#onRenewalLate} tells. With a synchronous client a worker carries
-         * one round trip at a time: 6 workers at 5 ms renew about 1,200 leases a second, so a table adds at most 8
-         * threads in all by default.
+         * How many worker threads send the renewals and releases of the table at once in normal conditions (default
+         * 6), beside one timer thread that keeps the schedule and ends leases on time, and one event thread for
+         * listeners. Workers start as the queued requests need them and go away when idle, and the timer and event
+         * threads go away after 30 s without work, so a table holding a few leases runs two or three threads and one
+         * holding none runs none. With a synchronous client a worker carries one round trip at a time: 6 workers at
+         * 5 ms renew about 1,200 leases a second, so a table adds at most 8 threads of its own while renewals start
+         * on time.
+         *
+         * <p>When the engine answers slower than that (renewals per second × round trip above this bound), renewals
+         * queue up: the leases nearest their end go first, and a renewal that waited longer than a tenth of its
+         * renewal period is late ({@link LockTableListener#onRenewalLate}, and a warning). While renewals are late the
+         * bound rises, one thread per late renewal, up to 64 workers in all, and the threads beyond this bound go
+         * away after 5 s without work, so the table falls back once the engine is fast again. The default thus
+         * keeps a thousand leases of 30 s over an engine that answers in 500 ms; a higher value here only starts the
+         * extra threads before renewals are late.
          *
          * @param threads 1 to 64
          * @return this builder

@@ -6,7 +6,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Tells when renewals start late: the engine answers slower than renewals fall due, or the table has more leases than
- * its workers renew. Each late renewal goes to the listeners (and so to a meter); the log says so at most once a
+ * its workers renew (its {@link ElasticWorkers} then add threads for the late ones, with the same rule). Each late renewal goes to the listeners (and so to a meter); the log says so at most once a
  * minute, long before a lease is lost: a renewal is late past a tenth of its period, and a lease is lost only when
  * no renewal succeeded for three periods.
  */
@@ -55,7 +55,7 @@ final class RenewalLateness {
         log.warn(
                 "Lock table '{}': {} renewals started late, the latest by {} ms (lock '{}', renewed every {} ms): the"
                         + " engine answers slower than renewals fall due; leases are lost if this grows to a whole"
-                        + " lease. Give the table more worker threads (LockTable.Builder.schedulerThreads) or longer"
+                        + " lease. The table adds worker threads while this lasts, up to 64; beyond that, give it longer"
                         + " leases",
                 tableName,
                 count,

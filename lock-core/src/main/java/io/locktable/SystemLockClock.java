@@ -1,30 +1,52 @@
 package io.locktable;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The production clock: {@code System.nanoTime()}, one timer thread for schedules and expiries, up to a bounded
- * number of worker threads for the requests of renewals and releases ({@link ElasticWorkers}), and one event thread for the callbacks of users
- * (listeners, {@link Lease#whenEnded()}), all daemons.
+ * The production clock: {@code System.nanoTime()}, one timer thread for schedules and expiries, worker threads for
+ * the requests of renewals and releases ({@link ElasticWorkers}: up to the table's bound, more only while renewals
+ * are late), and one event thread for the callbacks of users (listeners, {@link Lease#whenEnded()}), all daemons.
+ * Each starts when first needed and goes away after {@link #IDLE} without work: a table that holds nothing and
+ * sends nothing runs no thread.
  */
 final class SystemLockClock implements LockClock, AutoCloseable {
 
+    /** The timer and event threads go away after this long without work; the next task starts them again. */
+    static final Duration IDLE = Duration.ofSeconds(30);
+
     private final ScheduledThreadPoolExecutor timer;
     private final ElasticWorkers workers;
-    private final ExecutorService events;
+    private final ThreadPoolExecutor events;
 
     SystemLockClock(String threadNamePrefix, int workerThreads) {
+        this(threadNamePrefix, workerThreads, IDLE);
+    }
+
+    /** A clock whose timer and event threads go away after {@code idle}, for tests. */
+    SystemLockClock(String threadNamePrefix, int workerThreads, Duration idle) {
         this.timer = new ScheduledThreadPoolExecutor(1, Threads.daemons(threadNamePrefix + "-timer"));
         timer.setRemoveOnCancelPolicy(true);
         timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.workers = new ElasticWorkers(workerThreads, Threads.daemons(threadNamePrefix + "-worker"));
-        this.events = Executors.newSingleThreadExecutor(Threads.daemons(threadNamePrefix + "-events"));
+        timer.setKeepAliveTime(idle.toNanos(), TimeUnit.NANOSECONDS);
+        timer.allowCoreThreadTimeOut(true); // it stays while a task is scheduled: the timer of held leases is one
+        this.workers = new ElasticWorkers(
+                workerThreads, ElasticWorkers.MAX_THREADS, Threads.daemons(threadNamePrefix + "-worker"), timer);
+        // one thread at most, in order: the queue is first in, first out
+        this.events = new ThreadPoolExecutor(
+                1,
+                1,
+                idle.toNanos(),
+                TimeUnit.NANOSECONDS,
+                new LinkedBlockingQueue<>(),
+                Threads.daemons(threadNamePrefix + "-events"));
+        events.allowCoreThreadTimeOut(true);
     }
 
     /** The event thread: runs callbacks one at a time, in order. */

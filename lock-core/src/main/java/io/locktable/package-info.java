@@ -39,7 +39,9 @@
  *   <li><b>Fencing.</b> {@link io.locktable.Lease#heldCheck()} is a {@code ConditionCheck} on owner and fence, for a
  *       {@code TransactWriteItems}; {@link io.locktable.Lease#fencingToken()} is the fence of this acquisition.
  *   <li><b>The high-water mark.</b> Per lock, the highest fence this table has seen; a token answered in a known
- *       order after the mark that is below it (or equal, for a grant) is logged as an error and reported.
+ *       order after the mark that is below it (or equal, for a grant) is logged as an error and reported. A mark is
+ *       kept, never lowered, while the table holds a lease of the lock or has a request on it under way, and then
+ *       among the 256 most recently idle marks ({@code FenceHighWater}), so a lock per entity leaves nothing behind.
  *   <li><b>One region.</b> {@link io.locktable.LockTable#verify()} refuses wrong keys and global tables whose
  *       regions each take writes on their own, and accepts multi-Region strong consistency.
  * </ol>
@@ -51,6 +53,14 @@
  *
  * <p>Every lease decision reads the monotonic clock of one {@link io.locktable.LockClock}; callbacks of users run on
  * the table's event thread, never on the threads that renew.
+ *
+ * <p><b>Threads.</b> One timer thread ({@code LeaseTimer}: every held lease in one queue, one task on the clock), one
+ * event thread, and workers that send the requests ({@code ElasticWorkers}): up to {@code schedulerThreads} (6) as
+ * requests queue, and, while renewals start late (a tenth of their period, as {@code RenewalLateness} reports
+ * them), one more per late renewal up to 64, those going away after 5 s idle. Each thread goes away when idle. Every
+ * request also carries the SDK's {@code apiCallTimeout}, whose tasks run on the SDK client's own scheduled executor
+ * (5 threads, started by the first request with a timeout, shared by every user of the client): only that timeout
+ * aborts the HTTP request of a hung socket read, which no interrupt ends.
  */
 @NullMarked
 package io.locktable;

@@ -7,11 +7,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The worker threads grow with the queued work up to their bound, and take the earliest deadline first. No engine. */
+/**
+ * The worker threads grow with the queued work up to their bound, beyond it up to a cap for tasks that waited too long,
+ * and take the earliest deadline first. No engine.
+ */
 class ElasticWorkersTest {
 
     private final CountDownLatch release = new CountDownLatch(1);
@@ -71,6 +76,57 @@ class ElasticWorkersTest {
 
         await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 1);
         assertThat(workers.threads()).isEqualTo(1);
+    }
+
+    @Test
+    void theBoundRisesForTasksThatWaitedTooLongAndFallsBackWhenTheyAreDone() throws Exception {
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        try {
+            workers = new ElasticWorkers(2, 10, Threads.daemons("test-workers"), timer);
+            CountDownLatch started = new CountDownLatch(8);
+            long due = System.nanoTime(); // due now: late once they waited 50 ms for a thread
+            for (int i = 0; i < 8; i++) {
+                workers.run(
+                        () -> {
+                            started.countDown();
+                            waitFor(release);
+                        },
+                        due);
+            }
+
+            assertThat(started.await(10, TimeUnit.SECONDS))
+                    .as("all eight blocked at once: six threads beyond the base of two")
+                    .isTrue();
+            assertThat(workers.threads()).isEqualTo(8);
+            release.countDown();
+            await().atMost(Duration.ofSeconds(30)).until(() -> workers.threads() == 2);
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+
+    @Test
+    void theBoundNeverRisesAboveItsCap() throws Exception {
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        try {
+            workers = new ElasticWorkers(1, 3, Threads.daemons("test-workers"), timer);
+            CountDownLatch started = new CountDownLatch(3);
+            for (int i = 0; i < 6; i++) {
+                workers.run(
+                        () -> {
+                            started.countDown();
+                            waitFor(release);
+                        },
+                        System.nanoTime());
+            }
+
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            await().atMost(Duration.ofSeconds(5)).until(() -> workers.queued() == 3);
+            assertThat(workers.threads()).isEqualTo(3);
+            assertThat(workers.peakThreads()).isEqualTo(3);
+        } finally {
+            timer.shutdownNow();
+        }
     }
 
     @AfterEach

@@ -2,6 +2,7 @@ package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -69,5 +70,65 @@ class FenceHighWaterTest {
 
         assertThat(regressions).isEmpty();
         assertThat(fences.highest("invoices")).isEqualTo(1);
+    }
+
+    @Test
+    void marksOfLocksNoLongerInUseAreBoundedWhileAMarkInUseIsKeptAndNeverGoesDown() {
+        fences.enter("orders"); // held all along
+        fences.granted("orders", 7, 0, 10);
+        for (int i = 0; i < 10 * FenceHighWater.IDLE_MARKS; i++) {
+            String name = "order-" + i; // a lock per entity, acquired and released once
+            fences.enter(name);
+            fences.granted(name, 1, 20, 30);
+            fences.leave(name);
+        }
+
+        assertThat(fences.size()).isEqualTo(FenceHighWater.IDLE_MARKS + 1);
+        fences.observed("orders", 3, 40, 50);
+        assertThat(regressions).containsExactly("7->3");
+        assertThat(fences.highest("orders")).isEqualTo(7);
+    }
+
+    @Test
+    void aRecentlyIdleMarkStillCatchesARegressionAcrossTheGap() {
+        fences.enter("orders");
+        fences.granted("orders", 3, 0, 10);
+        fences.leave("orders");
+
+        fences.enter("orders"); // the item was deleted meanwhile
+        fences.granted("orders", 1, 20, 30);
+
+        assertThat(regressions).containsExactly("3->1");
+    }
+
+    @Test
+    void aForgottenMarkRaisesNoAlarmAndStartsAgain() {
+        fences.enter("orders");
+        fences.granted("orders", 3, 0, 10);
+        fences.leave("orders");
+        for (int i = 0; i < FenceHighWater.IDLE_MARKS; i++) {
+            fences.observed("other-" + i, 1, 20, 30); // pushes the idle mark of orders out
+        }
+
+        fences.granted("orders", 1, 40, 50);
+
+        assertThat(regressions).isEmpty();
+        assertThat(fences.highest("orders")).isEqualTo(1);
+    }
+
+    @Test
+    void leasesReleasedOnePerNameLeaveNoMoreMarksThanTheBound() {
+        ManualLockClock clock = new ManualLockClock(0);
+        LockTable locks = LockTable.Builder.over(new ScriptedLockStore(new ScriptedLockStore.Table()), "pk")
+                .clock(clock)
+                .build();
+        Lease held = locks.tryAcquire("held", Duration.ofSeconds(30)).orElseThrow();
+        for (int i = 0; i < 4 * FenceHighWater.IDLE_MARKS; i++) {
+            locks.tryAcquire("order-" + i, Duration.ofSeconds(30)).orElseThrow().release();
+        }
+
+        // a mark per name ever acquired before: 1 + 4 * IDLE_MARKS
+        assertThat(locks.fenceMarks()).isEqualTo(1 + FenceHighWater.IDLE_MARKS);
+        assertThat(held.isHeld()).isTrue();
     }
 }

@@ -8,6 +8,7 @@ import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
@@ -144,23 +145,26 @@ class RenewalTest {
     }
 
     @Test
-    void aRenewalBlockedOnALateReplyDelaysNoLeasesExpiry() throws Exception {
+    void aRenewalBlockedOnALateReplyDelaysNeitherItsLeasesExpiryNorTheOtherLeasesRenewal() throws Exception {
         Contenders.Contender a = contenders.add(builder -> builder.schedulerThreads(1));
         Lease first = a.locks().tryAcquire(Contenders.lockName(), LEASE).orElseThrow();
         Lease second = a.locks().tryAcquire(Contenders.lockName(), LEASE).orElseThrow();
         long acquired = System.nanoTime();
-        // the first renewal holds the only worker thread for two leases
+        // the first renewal sent holds the only worker thread for two leases
         a.faults().delayReply("UpdateItem", LEASE.multipliedBy(2), 1);
 
-        LeaseEnd firstEnd = first.whenEnded().get(LEASE.multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS);
-        LeaseEnd secondEnd = second.whenEnded().get(LEASE.multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS);
+        Object end = CompletableFuture.anyOf(first.whenEnded(), second.whenEnded())
+                .get(LEASE.multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS);
         Duration ended = Duration.ofNanos(System.nanoTime() - acquired);
 
-        assertThat(firstEnd).isEqualTo(LeaseEnd.EXPIRED);
-        assertThat(secondEnd).isEqualTo(LeaseEnd.EXPIRED);
+        assertThat(end).isEqualTo(LeaseEnd.EXPIRED);
         assertThat(ended)
-                .as("both end by their lease end, not when the worker is free again")
+                .as("it ends by its lease end, not when the worker is free again")
                 .isLessThan(LEASE.plusMillis(500));
+        assertThat(List.of(first, second))
+                .as("the other one's renewal, late behind the blocked one, got a worker beyond the bound of one")
+                .filteredOn(Lease::isHeld)
+                .hasSize(1);
     }
 
     @Test
@@ -200,7 +204,8 @@ class RenewalTest {
             Lease lease = a.locks()
                     .tryAcquire(Contenders.lockName(), Duration.ofHours(1))
                     .orElseThrow();
-            assertThat(scheduled).hasSize(2).noneMatch(java.util.concurrent.Future::isDone);
+            // one task pending on the clock, for the table's earliest wake: this lease's renewal
+            assertThat(scheduled).filteredOn(task -> !task.isDone()).hasSize(1);
 
             lease.release();
 

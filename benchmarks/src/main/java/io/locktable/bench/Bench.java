@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -19,8 +20,9 @@ import software.amazon.awssdk.core.util.VersionInfo;
 /**
  * Runs every scenario and writes the tables of {@code docs/benchmarks.md}. Started by {@code benchmarks/run.sh};
  * arguments: {@code [--quick] [--out FILE] [--command TEXT] [--scale-max N] [--only PHASE,...]} with the phases
- * {@code requests, latency, handover, failover, scale, slow} (a run of some phases leaves the others' tables as
- * not measured).
+ * {@code requests, latency, handover, failover, scale, slow, released} ({@code released} runs with {@code failover},
+ * or alone). A run of some phases rewrites only their tables, the goals they measure and a line of the {@code run}
+ * table, and leaves the rest of the document as it was.
  */
 public final class Bench {
 
@@ -165,6 +167,10 @@ public final class Bench {
                 holdingReport(counts.join(), report);
                 retentionReport(retained.join(), report);
             }
+            if (!phases.isEmpty() && phases.contains("released") && !phases.contains("failover")) {
+                Stats.log("released leases (a child)");
+                retentionReport(retention(dynalite, plan, errors), report);
+            }
             if (run.test("scale")) {
                 Stats.log("scale");
                 scale(dynalite, plan, report, errors);
@@ -176,15 +182,26 @@ public final class Bench {
         }
         List<Report.Goal> goals = Report.goals(Files.readString(Path.of("benchmarks", "goals.properties")));
         List<Report.Goal> missed = report.verdicts(goals);
-        report.tables.put(
-                "run", runInfo(command, plan, started, loadBefore, goals.size() - missed.size(), goals.size()));
         Path template = Files.exists(out) ? out : Path.of("docs", "benchmarks.md");
-        Set<String> unplaced = report.fill(template, out);
+        boolean partial = !only.isEmpty();
+        int met = goals.size() - missed.size();
+        if (partial) {
+            // the other tables, and the goals this run did not measure, stay as the earlier run wrote them
+            String earlier = Files.readString(template);
+            met = report.keepUnmeasuredGoals(goals, Report.tableIn(earlier, "goals"));
+            report.tables.put(
+                    "run",
+                    partialRunInfo(
+                            Report.tableIn(earlier, "run"), command, only, started, loadBefore, met, goals.size()));
+        } else {
+            report.tables.put("run", runInfo(command, plan, started, loadBefore, met, goals.size()));
+        }
+        Set<String> unplaced = report.fill(template, out, partial);
         if (!unplaced.isEmpty()) {
             Stats.log("tables without a marker in " + template + ": " + unplaced);
         }
         Files.writeString(work.resolve("metrics.txt"), report.metrics.toString().replace(", ", "\n"));
-        Stats.log("wrote " + out + "; goals met " + (goals.size() - missed.size()) + " of " + goals.size());
+        Stats.log("wrote " + out + "; goals met " + met + " of " + goals.size());
         System.exit(0);
     }
 
@@ -427,6 +444,11 @@ public final class Bench {
         scaleMetrics(report, "scale.base", ours, lease);
         Map<String, String> peer = scaleRun(rig, "peer", rig.at(at).toString(), n, lease, 16, 0, observe, errors);
         scaleRow(rows, "Lock Client", n, lease, at + " ms", true, peer);
+        // a client with an apiCallTimeout of its own: its SDK timeout threads run before LockTable sends anything
+        Map<String, String> configured =
+                scaleRun(rig, "locktable", rig.at(at).toString(), n, lease, 16, 0, observe, errors, 30_000);
+        scaleRow(rows, "LockTable, client with apiCallTimeout 30 s", n, lease, at + " ms", true, configured);
+        scaleMetrics(report, "scale.configured", configured, lease);
         if (plan.scaleMax() > n) {
             // the engine's pace: leases long enough that their renewals take half the rate it acquired at
             double acquiresPerSecond = n / d(ours, "acquireSeconds");
@@ -457,7 +479,14 @@ public final class Bench {
         CompletableFuture<Map<String, String>> peer =
                 background(() -> scaleRun(rig, "peer", endpoint, n, lease, 64, 0, observe, errors));
         List<List<String>> rows = new ArrayList<>();
-        scaleRow(rows, "LockTable (at most 8 workers, its default)", n, lease, "500 ms", false, defaults.join());
+        scaleRow(
+                rows,
+                "LockTable at its defaults (6 workers, up to 64 while renewals are late)",
+                n,
+                lease,
+                "500 ms",
+                false,
+                defaults.join());
         scaleRow(rows, "LockTable, schedulerThreads(64)", n, lease, "500 ms", false, wide.join());
         scaleRow(rows, "Lock Client", n, lease, "500 ms", false, peer.join());
         report.metric("slow.lost", d(defaults.join(), "lost"), defaults.join().get("lost") + " lost");
@@ -492,6 +521,21 @@ public final class Bench {
             long observe,
             Path errors)
             throws Exception {
+        return scaleRun(rig, kind, endpoint, n, lease, threads, workers, observe, errors, 0);
+    }
+
+    private static Map<String, String> scaleRun(
+            Rig rig,
+            String kind,
+            String endpoint,
+            int n,
+            Duration lease,
+            int threads,
+            int workers,
+            long observe,
+            Path errors,
+            long clientTimeoutMs)
+            throws Exception {
         String table = kind.equals("locktable") ? rig.newOursTable("bench-scale") : rig.newPeerTable("bench-scale");
         Stats.log("  " + kind + ", " + n + " leases of " + Stats.duration(lease) + " at " + endpoint + ", observed "
                 + observe / 1000 + " s after the last acquire");
@@ -506,7 +550,8 @@ public final class Bench {
                 "leaseMs=" + lease.toMillis(),
                 "threads=" + threads,
                 "observeMs=" + observe,
-                "workers=" + workers)) {
+                "workers=" + workers,
+                "clientTimeoutMs=" + clientTimeoutMs)) {
             Map<String, String> result = ChildJvm.parse(child.answer());
             Stats.log("    " + result);
             return result;
@@ -530,7 +575,8 @@ public final class Bench {
                 Stats.duration(lease) + " / " + Stats.duration(lease.dividedBy(3)),
                 rtt,
                 Stats.num(d(r, "acquireSeconds")) + " s",
-                r.get("threads") + " " + r.get("threadNames"),
+                r.get("threads") + " " + r.get("threadNames") + "; own " + r.get("threadsLibrary") + ", SDK "
+                        + r.get("threadsSdk"),
                 heap ? Stats.num(d(r, "heapPerLease")) + " bytes" : "(not measured here)",
                 Stats.ms(d(r, "p50")) + " / " + Stats.ms(d(r, "p99")) + " / " + Stats.ms(d(r, "max")),
                 Stats.percent(d(r, "p99") / period),
@@ -549,7 +595,55 @@ public final class Bench {
                         + Stats.ms(d(r, "max")));
         report.metric(prefix + ".threads", d(r, "threads"), r.get("threads") + " " + r.get("threadNames"));
         report.metric(
+                prefix + ".threads.library",
+                d(r, "threadsLibrary"),
+                r.get("threadsLibrary") + " of the library's own (peak), beside " + r.get("threadsSdk")
+                        + " of the SDK's timeout executor");
+        report.metric(
                 prefix + ".heap", d(r, "heapPerLease"), Stats.num(d(r, "heapPerLease")) + " bytes per held lease");
+    }
+
+    /**
+     * The earlier run's description, with a line for this partial run (replacing one for the same phases): which
+     * tables it wrote, and when.
+     */
+    private static String partialRunInfo(
+            String earlier, String command, Set<String> only, Instant started, double loadBefore, int met, int goals) {
+        String phases = String.join(",", new TreeSet<>(only));
+        String marker = "Partial run `--only " + phases + "`";
+        StringBuilder text = new StringBuilder();
+        for (String line : earlier.lines().toList()) {
+            if (!line.startsWith(marker)) {
+                text.append(line).append('\n');
+            }
+        }
+        while (text.length() > 1 && text.charAt(text.length() - 2) == '\n') {
+            text.setLength(text.length() - 1); // no blank lines at the end
+        }
+        Duration took = Duration.between(started, Instant.now()).truncatedTo(ChronoUnit.SECONDS);
+        text.append('\n')
+                .append(marker)
+                .append(": `")
+                .append(command)
+                .append("` on ")
+                .append(started)
+                .append(", in ")
+                .append(took.toMinutes())
+                .append(" min ")
+                .append(took.toSecondsPart())
+                .append(" s, lock-core commit ")
+                .append(System.getProperty("bench.commit", "unknown"))
+                .append(", load average ")
+                .append(Stats.num(loadBefore))
+                .append(" at the start, ")
+                .append(Stats.num(Stats.load()))
+                .append(" at the end; it rewrote the tables of those phases and the goals they measure (goals met"
+                        + " now: ")
+                .append(met)
+                .append(" of ")
+                .append(goals)
+                .append("); the other tables are from the run above.\n");
+        return text.toString();
     }
 
     private static String runInfo(String command, Plan plan, Instant started, double loadBefore, int met, int goals) {

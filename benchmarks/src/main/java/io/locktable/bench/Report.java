@@ -111,6 +111,16 @@ final class Report {
      * @return the table names the document has no marker for
      */
     Set<String> fill(Path template, Path out) {
+        return fill(template, out, false);
+    }
+
+    /**
+     * Writes the tables into a document between their markers. A full run marks the tables it did not make as not
+     * measured; a partial one ({@code --only}) leaves them as they are.
+     *
+     * @return the table names the document has no marker for
+     */
+    Set<String> fill(Path template, Path out, boolean partial) {
         try {
             String doc = Files.readString(template);
             Set<String> unplaced = new TreeSet<>(tables.keySet());
@@ -119,7 +129,7 @@ final class Report {
             while (m.find()) {
                 String table = tables.get(m.group(2));
                 unplaced.remove(m.group(2));
-                String body = table != null ? table : "_Not measured in this run._\n";
+                String body = table != null ? table : partial ? m.group(3) : "_Not measured in this run._\n";
                 m.appendReplacement(filled, Matcher.quoteReplacement(m.group(1) + body + m.group(4)));
             }
             m.appendTail(filled);
@@ -129,5 +139,43 @@ final class Report {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The body of a marked table in a document, or empty. */
+    static String tableIn(String doc, String name) {
+        Matcher m = MARKED.matcher(doc);
+        while (m.find()) {
+            if (m.group(2).equals(name)) {
+                return m.group(3);
+            }
+        }
+        return "";
+    }
+
+    /**
+     * For a partial run: the goals this run did not measure keep their rows of an earlier {@code goals} table (matched
+     * by the goal's text), so the table still shows every goal.
+     *
+     * @return how many rows of the merged table say met
+     */
+    int keepUnmeasuredGoals(List<Goal> goals, String earlierTable) {
+        Map<String, String> earlier = new LinkedHashMap<>();
+        for (String line : earlierTable.lines().toList()) {
+            if (line.startsWith("| ") && !line.startsWith("| goal |")) {
+                earlier.put(line.substring(2, line.indexOf(" |")), line);
+            }
+        }
+        StringBuilder merged = new StringBuilder();
+        int met = 0;
+        for (String line : tables.get("goals").lines().toList()) {
+            String row = line;
+            if (line.startsWith("| ") && line.endsWith("| not measured |")) {
+                row = earlier.getOrDefault(line.substring(2, line.indexOf(" |")), line);
+            }
+            met += row.endsWith("| met |") ? 1 : 0;
+            merged.append(row).append('\n');
+        }
+        tables.put("goals", merged.toString());
+        return met;
     }
 }

@@ -81,6 +81,14 @@ final class Rig implements AutoCloseable {
     }
 
     static DynamoDbClient client(URI endpoint, ExecutionInterceptor... interceptors) {
+        return client(endpoint, null, interceptors);
+    }
+
+    /**
+     * A client as above; with {@code apiCallTimeout}, one that bounds every call itself, as production clients are
+     * often built (the SDK then runs its timeout threads for every call, whether LockTable sets a timeout or not).
+     */
+    static DynamoDbClient client(URI endpoint, Duration apiCallTimeout, ExecutionInterceptor... interceptors) {
         return DynamoDbClient.builder()
                 .endpointOverride(endpoint)
                 .region(Region.US_EAST_1)
@@ -88,6 +96,9 @@ final class Rig implements AutoCloseable {
                 .httpClientBuilder(
                         Apache5HttpClient.builder().maxConnections(160).connectionTimeout(Duration.ofSeconds(2)))
                 .overrideConfiguration(o -> {
+                    if (apiCallTimeout != null) {
+                        o.apiCallTimeout(apiCallTimeout);
+                    }
                     for (ExecutionInterceptor interceptor : interceptors) {
                         o.addExecutionInterceptor(interceptor);
                     }

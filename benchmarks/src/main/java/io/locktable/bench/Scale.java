@@ -22,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -95,7 +96,9 @@ final class Scale {
     /**
      * Acquires {@code n} leases on {@code threads} caller threads, holds them for {@code observeMs} after the last
      * acquire, and measures. Parameters: kind (locktable or peer), endpoint, table, n, leaseMs, threads, observeMs,
-     * workers (LockTable's schedulerThreads, 0 for its default).
+     * workers (LockTable's schedulerThreads, 0 for its default), clientTimeoutMs (a client-wide apiCallTimeout, 0
+     * for none). Threads are counted in all, and as the library's own and the SDK's ({@code sdk-*}, the timeout
+     * threads of the client's scheduled executor).
      */
     static String hold(Map<String, String> p) throws Exception {
         int n = Integer.parseInt(p.get("n"));
@@ -123,8 +126,14 @@ final class Scale {
         };
         Object[] held = new Object[n];
         int workers = Integer.parseInt(p.getOrDefault("workers", "0"));
-        DynamoDbClient client = Rig.client(URI.create(p.get("endpoint")), counter);
-        client.listTables(); // the client's own threads and first connection, before the baseline
+        long clientTimeoutMs = Long.parseLong(p.getOrDefault("clientTimeoutMs", "0"));
+        DynamoDbClient client = Rig.client(
+                URI.create(p.get("endpoint")),
+                clientTimeoutMs > 0 ? Duration.ofMillis(clientTimeoutMs) : null,
+                counter);
+        for (int i = 0; i < 5; i++) {
+            client.listTables(); // the client's own threads and first connection, before the baseline
+        }
         ThreadPoolExecutor callers = (ThreadPoolExecutor)
                 Executors.newFixedThreadPool(Integer.parseInt(p.get("threads")), r -> new Thread(r, "bench-caller"));
         callers.prestartAllCoreThreads();
@@ -144,6 +153,8 @@ final class Scale {
                 acquired + Duration.ofMillis(Long.parseLong(p.get("observeMs"))).toNanos();
         Map<String, Integer> peakThreads = Map.of();
         int peak = -1;
+        int peakLibrary = 0;
+        int peakSdk = 0;
         while (System.nanoTime() < observeUntil) {
             Map<String, Integer> added = threadsAdded(before);
             int total = added.values().stream().mapToInt(Integer::intValue).sum();
@@ -151,6 +162,8 @@ final class Scale {
                 peak = total;
                 peakThreads = added;
             }
+            peakLibrary = Math.max(peakLibrary, count(added, name -> !name.startsWith("sdk-")));
+            peakSdk = Math.max(peakSdk, count(added, name -> name.startsWith("sdk-")));
             Stats.sleep(250);
         }
         Stats rates = lateness.stop(System.nanoTime());
@@ -163,6 +176,8 @@ final class Scale {
                 " ",
                 "acquireSeconds=" + (acquired - start) / 1e9,
                 "threads=" + peak,
+                "threadsLibrary=" + peakLibrary,
+                "threadsSdk=" + peakSdk,
                 "threadNames=" + peakThreads.toString().replace(" ", "").replace(p.get("table"), "<table>"),
                 "heapPerLease=" + (heapAfter - heapBefore) / (double) n,
                 "p50=" + rates.median(),
@@ -218,11 +233,24 @@ final class Scale {
         }
     }
 
-    /** Threads alive now that were not before, by name without numbers, leaving out the harness's callers. */
+    private static int count(Map<String, Integer> threads, Predicate<String> which) {
+        return threads.entrySet().stream()
+                .filter(e -> which.test(e.getKey()))
+                .mapToInt(Map.Entry::getValue)
+                .sum();
+    }
+
+    /**
+     * Threads alive now that were not before, by name without numbers, leaving out the harness's callers and the
+     * JVM's own (a jcmd or debugger attaching).
+     */
     private static Map<String, Integer> threadsAdded(Set<Thread> before) {
         Map<String, Integer> added = new TreeMap<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.isAlive() && !before.contains(t) && !t.getName().startsWith("bench-")) {
+            if (t.isAlive()
+                    && !before.contains(t)
+                    && !t.getName().startsWith("bench-")
+                    && !t.getName().equals("Attach Listener")) {
                 added.merge(t.getName().replaceAll("(-\\d+)+$", ""), 1, Integer::sum);
             }
         }

@@ -51,6 +51,30 @@ class ReportTest {
     }
 
     @Test
+    void aPartialRunLeavesTheOtherTablesAndKeepsTheRowsOfGoalsItDidNotMeasure(@TempDir Path dir) throws Exception {
+        Path doc = dir.resolve("doc.md");
+        Files.writeString(
+                doc,
+                "<!-- bench:table a -->\nold a\n<!-- /bench:table -->\n<!-- bench:table b -->\nold b\n"
+                        + "<!-- /bench:table -->\n<!-- bench:table goals -->\n| goal | bound | this run | verdict |\n"
+                        + "|---|---|---|---|\n| one | < 1 | 0.5 | met |\n| two | < 1 | 2 | **missed** |\n"
+                        + "<!-- /bench:table -->\n");
+        List<Report.Goal> goals = Report.goals("g1 = m.one < 1 | one\ng2 = m.two < 1 | two\n");
+        Report report = new Report();
+        report.metric("m.two", 0.5, "0.5");
+        report.table("a", List.of("x"), List.of(List.of("new a")));
+        report.verdicts(goals);
+
+        int met = report.keepUnmeasuredGoals(goals, Report.tableIn(Files.readString(doc), "goals"));
+        report.fill(doc, doc, true);
+
+        assertThat(met).isEqualTo(2);
+        assertThat(Files.readString(doc))
+                .contains("| new a |", "old b", "| one | < 1 | 0.5 | met |", "| two | < 1 | 0.5 | met |")
+                .doesNotContain("old a", "Not measured");
+    }
+
+    @Test
     void statsGiveNearestRankPercentilesAndShortNumbers() {
         Stats stats = Stats.of(5, 1, 4, 2, 3);
         assertThat(stats.median()).isEqualTo(3);

@@ -1,0 +1,40 @@
+package io.locktable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** One task on the clock, however many leases a table keeps; each lease renewed once per period. No engine. */
+class LeaseTimerTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    @Test
+    void aThousandLeasesKeepOneTaskOnTheClockAndEachIsRenewedEveryThirdOfItsLease() {
+        ManualLockClock clock = new ManualLockClock(Long.MAX_VALUE - LEASE.toNanos()); // wraps during the test
+        ScriptedLockStore store = new ScriptedLockStore(new ScriptedLockStore.Table());
+        LockTable locks = LockTable.Builder.over(store, "pk").clock(clock).build();
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            leases.add(locks.tryAcquire("lock-" + i, LEASE).orElseThrow());
+            clock.advance(Duration.ofMillis(7)); // acquired over 7 s, so their renewals fall due apart
+        }
+        assertThat(clock.pending()).isEqualTo(1);
+        int before = store.sent(ScriptedLockStore.Op.RENEW);
+
+        clock.advance(LEASE.multipliedBy(3)); // nine renewal periods
+
+        assertThat(leases).allMatch(Lease::isHeld);
+        assertThat(store.sent(ScriptedLockStore.Op.RENEW) - before).isBetween(9 * 1000, 9 * 1000 + 1000);
+        assertThat(clock.pending()).isEqualTo(1);
+        assertThat(locks.heldLeases()).hasSize(1000);
+
+        leases.forEach(Lease::release);
+
+        assertThat(clock.pending()).isZero();
+        assertThat(locks.heldLeases()).isEmpty();
+    }
+}
