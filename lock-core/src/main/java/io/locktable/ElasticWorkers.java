@@ -17,9 +17,10 @@ import org.slf4j.LoggerFactory;
  * when the demand still exceeds what the engine answers, the leases closest to their end are renewed first.
  *
  * <p><b>The bound rises while tasks are late.</b> Up to {@code baseThreads} threads start as tasks queue. Beyond
- * that, a thread is added only for a task that has waited for one longer than a tenth of its renewal period (a
- * twentieth of the time it had left before its deadline when it was queued, at least 50 ms: when {@link
- * RenewalLateness} calls a renewal late), up to {@link #MAX_THREADS}: the engine answers slower than the base
+ * that, a thread is added only for a task that has waited for one longer than a twentieth of its renewal period (a
+ * fortieth of the time it had left before its deadline when it was queued, at least 50 ms: half the wait at which
+ * {@link RenewalLateness} calls a renewal late, so the workers grow before anyone is warned), up to {@link
+ * #MAX_THREADS}: the engine answers slower than the base
  * threads renew, and more round trips in flight are what keeps the leases. Those extra threads go away after {@link
  * #EXTRA_KEEP_ALIVE} without work, so the table falls back to its base once the engine is fast again. The table's
  * timer checks for a late task when the queue has one that no thread took, so the bound rises even while every
@@ -81,7 +82,7 @@ final class ElasticWorkers implements Workers {
                 return; // the table's leases were released already
             }
             long now = System.nanoTime();
-            long lateAfter = Math.max(MIN_LATE_NANOS, (deadlineNanos - now) / 20);
+            long lateAfter = Math.max(MIN_LATE_NANOS, (deadlineNanos - now) / 40);
             queue.add(new Task(deadlineNanos, order++, now + lateAfter, task));
             // each idle thread, and each started that has not looked yet, takes one task
             start = queue.size() > idle + starting && running < baseThreads;

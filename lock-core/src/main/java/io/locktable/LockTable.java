@@ -739,8 +739,8 @@ public final class LockTable implements AutoCloseable {
          *
          * <p>When the engine answers slower than that (renewals per second × round trip above this bound), renewals
          * queue up: the leases nearest their end go first, and a renewal that waited longer than a tenth of its
-         * renewal period is late ({@link LockTableListener#onRenewalLate}, and a warning). While renewals are late the
-         * bound rises, one thread per late renewal, up to 64 workers in all, and the threads beyond this bound go
+         * renewal period is late ({@link LockTableListener#onRenewalLate}, and a warning). From half that wait (a
+         * twentieth of the period) the bound rises, one thread per renewal that waited so long, up to 64 workers in all, and the threads beyond this bound go
          * away after 5 s without work, so the table falls back once the engine is fast again. The default thus
          * keeps a thousand leases of 30 s over an engine that answers in 500 ms; a higher value here only starts the
          * extra threads before renewals are late.

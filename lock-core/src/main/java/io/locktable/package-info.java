@@ -56,8 +56,8 @@
  *
  * <p><b>Threads.</b> One timer thread ({@code LeaseTimer}: every held lease in one queue, one task on the clock), one
  * event thread, and workers that send the requests ({@code ElasticWorkers}): up to {@code schedulerThreads} (6) as
- * requests queue, and, while renewals start late (a tenth of their period, as {@code RenewalLateness} reports
- * them), one more per late renewal up to 64, those going away after 5 s idle. Each thread goes away when idle. Every
+ * requests queue, and, while renewals start late (waited a twentieth of their period, half of what {@code
+ * RenewalLateness} reports as late), one more per such renewal up to 64, those going away after 5 s idle. Each thread goes away when idle. Every
  * request also carries the SDK's {@code apiCallTimeout}, whose tasks run on the SDK client's own scheduled executor
  * (5 threads, started by the first request with a timeout, shared by every user of the client): only that timeout
  * aborts the HTTP request of a hung socket read, which no interrupt ends.
