@@ -75,10 +75,7 @@ final class FenceHighWater {
     synchronized void enter(String name) {
         Mark mark = inUse.get(name);
         if (mark == null) {
-            mark = idle.remove(name);
-            if (mark == null) {
-                mark = new Mark();
-            }
+            mark = takeIdle(name);
             inUse.put(name, mark);
         }
         mark.use(1);
@@ -149,12 +146,15 @@ final class FenceHighWater {
         if (mark != null) {
             return mark;
         }
-        mark = idle.remove(name);
-        if (mark == null) {
-            mark = new Mark();
-        }
-        idle.put(name, mark);
+        mark = takeIdle(name);
+        idle.put(name, mark); // again, now the most recent
         return mark;
+    }
+
+    /** The idle mark of a name, taken out of the idle ones, or a new mark. */
+    private Mark takeIdle(String name) {
+        Mark mark = idle.remove(name);
+        return mark == null ? new Mark() : mark;
     }
 
     long highest(String name) {

@@ -92,8 +92,7 @@ public final class Leadership implements AutoCloseable {
      * @return true while leading
      */
     public boolean isLeader() {
-        Lease lease = currentLease();
-        return lease != null && lease.isHeld();
+        return lease().isPresent();
     }
 
     /**

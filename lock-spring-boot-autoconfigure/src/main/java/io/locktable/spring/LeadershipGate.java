@@ -115,8 +115,7 @@ final class LeadershipGate implements LeaderTermListener {
     }
 
     boolean isLeader() {
-        Lease lease = current;
-        return lease != null && lease.isHeld();
+        return lease().isPresent();
     }
 
     Optional<Lease> lease() {
