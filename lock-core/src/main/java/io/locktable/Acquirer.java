@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +45,6 @@ final class Acquirer {
     private final Listeners listeners;
     private final FenceHighWater fences;
     private final LeaseKeeper keeper;
-    private final String owner;
     private final ConcurrentMap<String, SeenHolder> watched = new ConcurrentHashMap<>();
 
     Acquirer(
@@ -53,15 +53,13 @@ final class Acquirer {
             Workers workers,
             Listeners listeners,
             FenceHighWater fences,
-            LeaseKeeper keeper,
-            String owner) {
+            LeaseKeeper keeper) {
         this.store = store;
         this.clock = clock;
         this.workers = workers;
         this.listeners = listeners;
         this.fences = fences;
         this.keeper = keeper;
-        this.owner = owner;
     }
 
     /**
@@ -126,22 +124,35 @@ final class Acquirer {
     private Attempt write(String name, Duration lease, @Nullable String seenRvn, long waitLeftNanos) {
         UUID version = RandomIds.nextVersion();
         String rvn = version.toString();
+        long acquisition = keeper.nextAcquisition();
+        String acquisitionOwner = keeper.ownerOf(acquisition);
         Instant wall = clock.instant();
         long sent = clock.nanoTime();
         LockStore.AcquireAnswer answer;
         try {
             answer = store.acquire(
-                    name, seenRvn, owner, rvn, lease, wall, RequestTimeouts.acquire(lease, waitLeftNanos));
-        } catch (RuntimeException e) {
-            if (LockStore.mayHaveApplied(e)) {
-                workers.run(() -> giveBack(name, rvn, lease, sent, FIRST_GIVE_BACK_RETRY_NANOS), sent);
+                    name,
+                    seenRvn,
+                    acquisitionOwner,
+                    rvn,
+                    lease,
+                    wall,
+                    fences.highest(name),
+                    RequestTimeouts.acquire(lease, waitLeftNanos));
+        } catch (RuntimeException | Error e) {
+            if (Errors.mayHaveApplied(e)) {
+                Runnable giveBack =
+                        () -> giveBack(name, acquisitionOwner, rvn, lease, sent, FIRST_GIVE_BACK_RETRY_NANOS);
+                if (!workers.run(giveBack, sent)) {
+                    giveBack.run(); // the table is closing: nothing else will give it back, so this thread does
+                }
             }
             throw e;
         }
         // step 3: the answer dates what it shows, after any read the store needed to show it
         long answered = clock.nanoTime();
         if (answer instanceof LockStore.Granted granted) {
-            return granted(name, lease, seenRvn != null, granted.mine(), version, sent, answered, wall);
+            return granted(name, lease, seenRvn != null, granted.mine(), acquisition, version, sent, answered, wall);
         }
         StoredLock holder = ((LockStore.Refused) answer).current();
         if (holder == null || !holder.isHeld()) {
@@ -158,6 +169,7 @@ final class Acquirer {
             Duration duration,
             boolean tookOver,
             StoredLock mine,
+            long acquisition,
             UUID version,
             long sent,
             long answered,
@@ -165,7 +177,7 @@ final class Acquirer {
         watched.remove(name);
         fences.granted(name, mine.fence(), sent, answered);
         fences.enter(name); // the lease keeps the mark until it ends (LeaseKeeper)
-        Lease lease = new Lease(keeper, name, mine.fence(), version, duration, sent, wall, tookOver);
+        Lease lease = new Lease(keeper, name, acquisition, mine.fence(), version, duration, sent, wall, tookOver);
         if (!keeper.start(lease, () -> listeners.onAcquired(lease, tookOver))) {
             throw new IllegalStateException("lock table " + store.tableName() + " was closed while lock '" + name
                     + "' was being acquired; the lock was given back");
@@ -195,7 +207,7 @@ final class Acquirer {
      * An acquire whose answer never came may have been applied: give it back if so. Each attempt is bounded, and a
      * failed one is tried again with back-off, but only while the lease it may have taken could still be held.
      */
-    private void giveBack(String name, String rvn, Duration lease, long sentNanos, long retryNanos) {
+    private void giveBack(String name, String owner, String rvn, Duration lease, long sentNanos, long retryNanos) {
         long left = sentNanos + lease.toNanos() - clock.nanoTime();
         if (left <= 0) {
             return; // whatever it took has run out by now
@@ -206,13 +218,24 @@ final class Acquirer {
             } else {
                 log.debug("Unanswered acquire of lock '{}' was not applied", name);
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             log.debug("Could not give back the unanswered acquire of lock '{}' yet: {}", name, e.toString());
             if (retryNanos - (sentNanos + lease.toNanos() - clock.nanoTime()) >= 0) {
                 return; // the lease it may have taken runs out before the next try
             }
             long next = Math.min(retryNanos * 2, LAST_GIVE_BACK_RETRY_NANOS);
-            clock.schedule(() -> workers.run(() -> giveBack(name, rvn, lease, sentNanos, next), sentNanos), retryNanos);
+            try {
+                clock.schedule(
+                        () -> workers.run(() -> giveBack(name, owner, rvn, lease, sentNanos, next), sentNanos),
+                        retryNanos);
+            } catch (RejectedExecutionException closed) {
+                log.info(
+                        "Lock table '{}' closed before the unanswered acquire of lock '{}' could be given back; if it"
+                                + " was applied, the lock frees itself after its lease of {}",
+                        store.tableName(),
+                        name,
+                        lease);
+            }
         }
     }
 }

@@ -46,14 +46,15 @@ final class DynamoDbLockStore implements LockStore {
             String rvn,
             Duration lease,
             Instant now,
+            long fenceFloor,
             Duration timeout) {
         try {
             UpdateItemResponse response = send(
                     name,
                     () -> client.updateItem(
                             seenRvn == null
-                                    ? requests.acquireFree(name, owner, rvn, lease, now, timeout)
-                                    : requests.takeOver(name, seenRvn, owner, rvn, lease, now, timeout)));
+                                    ? requests.acquireFree(name, owner, rvn, lease, now, fenceFloor, timeout)
+                                    : requests.takeOver(name, seenRvn, owner, rvn, lease, now, fenceFloor, timeout)));
             return new Granted(parse(name, response.attributes()), false);
         } catch (ConditionalCheckFailedException e) {
             // engines that do not return the item on a condition failure are read once (step 3)

@@ -75,11 +75,11 @@ final class ElasticWorkers implements Workers {
     }
 
     @Override
-    public void run(Runnable task, long deadlineNanos) {
+    public boolean run(Runnable task, long deadlineNanos) {
         boolean start;
         synchronized (this) {
             if (closed) {
-                return; // the table's leases were released already
+                return false; // the table's leases were released already
             }
             long now = System.nanoTime();
             long lateAfter = Math.max(MIN_LATE_NANOS, (deadlineNanos - now) / 40);
@@ -97,6 +97,7 @@ final class ElasticWorkers implements Workers {
         if (start) {
             startThread();
         }
+        return true;
     }
 
     /** How many tasks wait for a thread. */
@@ -185,6 +186,7 @@ final class ElasticWorkers implements Workers {
             if (task == null) {
                 return;
             }
+            Thread.interrupted(); // a stray interrupt meant for no task must not abort this task's request
             try {
                 task.work().run();
             } catch (Throwable e) { // a task's failure must not end the thread that serves the others
@@ -209,7 +211,8 @@ final class ElasticWorkers implements Workers {
                 try {
                     TimeUnit.NANOSECONDS.timedWait(this, left);
                 } catch (InterruptedException e) {
-                    closed = true;
+                    // only close() closes the workers: a stray interrupt of one idle thread (code that interrupts
+                    // every thread of a group, say) must not stop the renewals of every lease; it is dropped here
                 } finally {
                     idle--;
                 }

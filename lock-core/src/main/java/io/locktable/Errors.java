@@ -1,5 +1,6 @@
 package io.locktable;
 
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
@@ -11,6 +12,18 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionConflictExcepti
 final class Errors {
 
     private Errors() {}
+
+    /**
+     * Tells whether a write that threw may have been applied all the same. Only a refusal of DynamoDB itself (a 4xx
+     * service exception: a failed condition, throttling, validation) proves it was not; anything else may have come
+     * after the engine applied it: a lost answer (I/O, a timeout), a 5xx, or an exception of something between the
+     * SDK and the caller (a tracing or metrics decorator of the client, an interceptor, an {@link Error}).
+     */
+    static boolean mayHaveApplied(Throwable error) {
+        return !(error instanceof AwsServiceException service
+                && service.statusCode() >= 400
+                && service.statusCode() < 500);
+    }
 
     /**
      * An error that may pass: throttling, a 5xx, a transaction conflict, or a client-side failure such as I/O, a

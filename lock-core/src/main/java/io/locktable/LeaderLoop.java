@@ -1,6 +1,7 @@
 package io.locktable;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -131,6 +132,7 @@ final class LeaderLoop {
     private final class Term {
         private final Lease lease;
         private final AtomicBoolean over = new AtomicBoolean();
+        private final AtomicBoolean interrupted = new AtomicBoolean();
         private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
         Term(Lease lease) {
@@ -144,12 +146,14 @@ final class LeaderLoop {
             }
             Thread worker = new Thread(this::lead, "locktable-leader-" + name);
             worker.setDaemon(Thread.currentThread().isDaemon());
-            lease.whenEnded().thenRun(() -> {
-                if (!over.get()) {
+            worker.start();
+            // after start(): an interrupt of a thread not yet started is lost. Run by the path that ends the lease
+            // (the timer, a renewal, a release), not by whenEnded(), whose callbacks wait behind listeners
+            lease.onEnd(() -> {
+                if (!over.get() && interrupted.compareAndSet(false, true)) {
                     worker.interrupt();
                 }
             });
-            worker.start();
             try {
                 worker.join();
             } catch (InterruptedException e) {
@@ -171,6 +175,11 @@ final class LeaderLoop {
             over.set(true);
             lease.release();
             Throwable thrown = failure.get();
+            if (end == LeaseEnd.CLOSED && thrown != null) {
+                // the table closed under the term and the work stopped for it: not the caller's interrupt
+                throw new IllegalStateException(
+                        "lock table " + table.tableName() + " was closed while leading lock '" + name + "'", thrown);
+            }
             if (thrown instanceof Exception exception) {
                 throw exception;
             }
@@ -185,13 +194,13 @@ final class LeaderLoop {
 
         /** A term without work: waits for the lease to end, or for the caller's interrupt to release it. */
         private boolean holdUntilEnded() throws InterruptedException {
+            CountDownLatch ended = new CountDownLatch(1);
+            lease.onEnd(ended::countDown); // from the path that ends it, not behind listener callbacks
             try {
-                lease.whenEnded().get();
+                ended.await();
             } catch (InterruptedException e) {
                 lease.release();
                 throw e;
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new IllegalStateException(e); // never: whenEnded() does not complete exceptionally
             }
             LeaseEnd end = lease.end().orElse(LeaseEnd.EXPIRED);
             if (end == LeaseEnd.LOST || end == LeaseEnd.EXPIRED) {

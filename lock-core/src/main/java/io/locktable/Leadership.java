@@ -38,6 +38,7 @@ public final class Leadership implements AutoCloseable {
     private final LeaderTermListener termListener;
     private final Thread thread;
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+    private volatile boolean stopping; // set before the thread is interrupted: an interrupt before start is lost
     private @Nullable Lease current; // guarded by this
     private long outUntilNanos; // guarded by this; 0 while no step-down keeps this process out
     private boolean steppedDown; // guarded by this; the last term was released by a step-down
@@ -63,6 +64,10 @@ public final class Leadership implements AutoCloseable {
     }
 
     private void run(LeaderLoop loop) {
+        if (stopping) {
+            stopped.complete(null);
+            return;
+        }
         try {
             loop.run();
             stopped.complete(null);
@@ -170,6 +175,7 @@ public final class Leadership implements AutoCloseable {
      * @return {@link #whenStopped()}: completes once the lease is released and the thread ended
      */
     public CompletableFuture<Void> stopAsync() {
+        stopping = true;
         thread.interrupt();
         return whenStopped();
     }
@@ -209,6 +215,9 @@ public final class Leadership implements AutoCloseable {
         @Override
         public void beforeContending() throws InterruptedException {
             while (true) {
+                if (stopping) {
+                    throw new InterruptedException("leadership of lock '" + name + "' was stopped");
+                }
                 long left;
                 synchronized (Leadership.this) {
                     steppedDown = false;

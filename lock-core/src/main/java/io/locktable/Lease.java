@@ -44,6 +44,7 @@ public final class Lease implements AutoCloseable {
     // and whenEnded()'s future is made only when asked for.
     private final LeaseKeeper keeper;
     private final String name;
+    private final long acquisition; // with the keeper's owner, this acquisition's owner id
     private final long fencingToken;
     private final Duration duration;
     private final long acquiredAtMillis;
@@ -59,6 +60,8 @@ public final class Lease implements AutoCloseable {
     /** Record versions that renewals sent without an answer, with their send times; guarded by {@code this}. */
     private @Nullable Map<String, Long> unanswered; // null while every renewal was answered
 
+    private volatile @Nullable Runnable endHook; // run by the path that ends the lease: a leader term's interrupt
+
     // the table's timer, guarded by LeaseTimer: this lease's place in its queue, when it wakes, whether a renewal is
     // under way
     long wakeNanos;
@@ -68,6 +71,7 @@ public final class Lease implements AutoCloseable {
     Lease(
             LeaseKeeper keeper,
             String name,
+            long acquisition,
             long fencingToken,
             UUID recordVersion,
             Duration duration,
@@ -76,6 +80,7 @@ public final class Lease implements AutoCloseable {
             boolean tookOver) {
         this.keeper = keeper;
         this.name = name;
+        this.acquisition = acquisition;
         this.fencingToken = fencingToken;
         this.versionHigh = recordVersion.getMostSignificantBits();
         this.versionLow = recordVersion.getLeastSignificantBits();
@@ -131,12 +136,18 @@ public final class Lease implements AutoCloseable {
     }
 
     /**
-     * The owner id written to the item: unique to the {@link LockTable} that acquired this lease.
+     * The owner id written to the item: unique to this one acquisition. It is the {@link LockTable#owner()} of the
+     * table that acquired it, a dot and the acquisition's number, so no other acquisition, even of the same table
+     * after the item was deleted, matches this lease's release or held check.
+     *
+     * <pre>{@code
+     * boolean ours = locks.read("report").flatMap(LockRecord::owner).filter(lease.owner()::equals).isPresent();
+     * }</pre>
      *
      * @return the owner id
      */
     public String owner() {
-        return keeper.owner();
+        return keeper.ownerOf(acquisition);
     }
 
     /**
@@ -334,7 +345,8 @@ public final class Lease implements AutoCloseable {
      */
     synchronized boolean renewed(String version, Instant wallTime) {
         Long sent = unanswered == null ? null : unanswered.get(version);
-        if (end != null || sent == null) {
+        if (end != null || sent == null || keeper.nanoTime() - endNanos >= 0) {
+            // answered after the lease ran out on this clock: it stays ended (isHeld() never turns true again)
             return false;
         }
         unanswered = null;
@@ -373,6 +385,25 @@ public final class Lease implements AutoCloseable {
     }
 
     /** Completes {@link #whenEnded()} once the lease has ended. */
+    /**
+     * Runs {@code hook} once the lease ends, on the thread that ends it (at once if it has ended): for a leader
+     * term, whose work must be interrupted by the path that ends the lease, not behind listener callbacks. The hook
+     * must not block, and may run more than once.
+     */
+    void onEnd(Runnable hook) {
+        endHook = hook;
+        if (end != null) {
+            hook.run();
+        }
+    }
+
+    void runEndHook() {
+        Runnable hook = endHook;
+        if (hook != null) {
+            hook.run();
+        }
+    }
+
     void announceEnd() {
         CompletableFuture<LeaseEnd> future;
         LeaseEnd reason;

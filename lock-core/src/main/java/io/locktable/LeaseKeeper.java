@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -45,6 +46,7 @@ final class LeaseKeeper {
     private final LeaseTimer timer;
 
     private final RenewalLateness lateness;
+    private final AtomicLong acquisitions = new AtomicLong();
     private boolean closed; // guarded by this
     private volatile boolean multiRegionStrong;
 
@@ -82,9 +84,23 @@ final class LeaseKeeper {
         return clock.nanoTime();
     }
 
-    /** The owner id of the table's leases. */
+    /** The owner id of the table, which begins the owner of each of its acquisitions. */
     String owner() {
         return owner;
+    }
+
+    /** A number no other acquisition of this table has: with the table's owner, the acquisition's identity. */
+    long nextAcquisition() {
+        return acquisitions.incrementAndGet();
+    }
+
+    /**
+     * The owner an acquisition writes and every later request of it compares: the table's id and the acquisition's
+     * number, so that no two acquisitions, even of one table after the item was deleted, match each other's
+     * conditions (step 1).
+     */
+    String ownerOf(long acquisition) {
+        return owner + "." + Long.toString(acquisition, 36);
     }
 
     Collection<Lease> held() {
@@ -107,10 +123,15 @@ final class LeaseKeeper {
      */
     boolean start(Lease lease, Runnable announce) {
         boolean refused;
-        synchronized (this) {
-            refused = closed;
+        synchronized (lease) { // an end (close() included) waits for the announcement, so it is announced after it
+            synchronized (this) {
+                refused = closed;
+                if (!refused) {
+                    timer.add(lease);
+                }
+            }
             if (!refused) {
-                timer.add(lease);
+                announce.run();
             }
         }
         if (refused) {
@@ -120,7 +141,6 @@ final class LeaseKeeper {
             sendRelease(lease, RequestTimeouts.release(lease.duration()));
             return false;
         }
-        announce.run();
         if (!lease.isHeld()) {
             log.warn(
                     "Acquire of lock '{}' in table '{}' was answered after its whole lease of {}: it has ended"
@@ -164,7 +184,9 @@ final class LeaseKeeper {
             }
         } catch (ResourceNotFoundException e) {
             lose(lease, "the table does not exist any more");
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // an Error too (a decorator's AssertionError, a class that failed to load): one attempt failed, and the
+            // next may succeed; ending the renewals here would let the lease run out for nothing
             renewalFailed(lease, e);
         }
     }
@@ -200,12 +222,12 @@ final class LeaseKeeper {
             } else {
                 renewed(lease, stored.rvn(), sentAt, clock.instant());
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             renewalFailed(lease, e);
         }
     }
 
-    private void renewalFailed(Lease lease, RuntimeException error) {
+    private void renewalFailed(Lease lease, Throwable error) {
         if (!lease.isLive()) {
             return;
         }
@@ -215,7 +237,11 @@ final class LeaseKeeper {
                 lease.name(),
                 left / 1_000_000,
                 error.toString());
-        listeners.onRenewalFailed(lease, error);
+        listeners.onRenewalFailed(
+                lease,
+                error instanceof Exception exception
+                        ? exception
+                        : new IllegalStateException("the renewal threw " + error, error));
         long delay = Math.min(MAX_RETRY_NANOS, Math.max(MIN_RETRY_NANOS, left / 5));
         delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
         timer.renewAt(lease, clock.nanoTime() + delay);
@@ -266,6 +292,7 @@ final class LeaseKeeper {
         }
         timer.remove(lease);
         fences.leave(lease.name());
+        lease.runEndHook(); // a leader's work is interrupted from here, never behind a listener on the event thread
         if (byCaller) {
             lease.announceEnd();
         } else {

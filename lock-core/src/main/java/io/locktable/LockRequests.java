@@ -71,8 +71,8 @@ final class LockRequests {
 
     /** Takes a lock that has no owner; refuses to write into an item that is not a lock item. */
     UpdateItemRequest acquireFree(
-            String name, String owner, String rvn, Duration lease, Instant now, Duration timeout) {
-        Expression expression = acquireWrite(owner, rvn, lease, now);
+            String name, String owner, String rvn, Duration lease, Instant now, long fenceFloor, Duration timeout) {
+        Expression expression = acquireWrite(owner, rvn, lease, now, fenceFloor);
         expression.name("#pk", partitionKey).value(":lockType", LOCK_TYPE_VALUE).value(":numberType", NUMBER_TYPE);
         // flat on purpose: an item that does not exist has no fence either, and dynalite evaluates a nested
         // condition several times slower
@@ -83,8 +83,15 @@ final class LockRequests {
 
     /** Takes a lock over from a holder whose record version stayed {@code seenRvn} for a whole lease. */
     UpdateItemRequest takeOver(
-            String name, String seenRvn, String owner, String rvn, Duration lease, Instant now, Duration timeout) {
-        Expression expression = acquireWrite(owner, rvn, lease, now);
+            String name,
+            String seenRvn,
+            String owner,
+            String rvn,
+            Duration lease,
+            Instant now,
+            long fenceFloor,
+            Duration timeout) {
+        Expression expression = acquireWrite(owner, rvn, lease, now, fenceFloor);
         expression
                 .value(":seenRvn", AttributeValue.fromS(seenRvn))
                 .value(":lockType", LOCK_TYPE_VALUE)
@@ -93,7 +100,12 @@ final class LockRequests {
         return acquireRequest(name, expression, condition, timeout);
     }
 
-    private Expression acquireWrite(String owner, String rvn, Duration lease, Instant now) {
+    /**
+     * The write of an acquire. The fence rises by one; an item that has none (a new lock, or one whose item was
+     * deleted) starts from {@code fenceFloor}, the highest fence this table knows for the lock, so a recreated item's
+     * tokens continue instead of starting at 1 again.
+     */
+    private Expression acquireWrite(String owner, String rvn, Duration lease, Instant now, long fenceFloor) {
         Expression expression = new Expression()
                 .name("#owner", OWNER)
                 .name("#rvn", RVN)
@@ -104,9 +116,10 @@ final class LockRequests {
                 .value(":owner", AttributeValue.fromS(owner))
                 .value(":rvn", AttributeValue.fromS(rvn))
                 .value(":leaseMs", AttributeValue.fromN(Long.toString(lease.toMillis())))
-                .value(":one", ONE);
-        StringBuilder set =
-                new StringBuilder("SET #owner = :owner, #rvn = :rvn, #leaseMs = :leaseMs, #type = :lockType");
+                .value(":one", ONE)
+                .value(":fenceFloor", AttributeValue.fromN(Long.toString(Math.max(0, fenceFloor))));
+        StringBuilder set = new StringBuilder("SET #owner = :owner, #rvn = :rvn, #leaseMs = :leaseMs,"
+                + " #type = :lockType, #fence = if_not_exists(#fence, :fenceFloor) + :one");
         String remove = "";
         if (options.holder().isPresent()) {
             set.append(", #holder = :holder");
@@ -115,7 +128,7 @@ final class LockRequests {
             remove = " REMOVE #holder";
         }
         appendTimeToLive(set, expression, lease, now);
-        expression.update(set + " ADD #fence :one" + remove);
+        expression.update(set + remove);
         return expression;
     }
 

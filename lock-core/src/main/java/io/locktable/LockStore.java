@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
-import software.amazon.awssdk.core.exception.SdkClientException;
-import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
@@ -15,7 +13,7 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
  * decisions ({@link Acquirer}, {@link LeaseKeeper}, {@link TableVerifier}) and DynamoDB ({@link DynamoDbLockStore});
  * tests put a scripted store behind it to drive the decisions in virtual time.
  *
- * <p>A request that fails throws the SDK's exception after the client's retries; {@link #mayHaveApplied} tells
+ * <p>A request that fails throws the SDK's exception after the client's retries; {@link Errors#mayHaveApplied} tells
  * whether a write that threw may have been applied all the same.
  */
 interface LockStore {
@@ -62,6 +60,8 @@ interface LockStore {
      * Step 2 (free lock) or step 4 (takeover): one conditional write that raises the fence.
      *
      * @param seenRvn null to take a lock without owner, or the holder's record version watched for a whole lease
+     * @param owner the owner of this one acquisition: no other acquisition, of any table, ever writes it
+     * @param fenceFloor the highest fence this table knows for the lock: an item without a fence starts above it
      */
     AcquireAnswer acquire(
             String name,
@@ -70,6 +70,7 @@ interface LockStore {
             String rvn,
             Duration lease,
             Instant now,
+            long fenceFloor,
             Duration timeout);
 
     /** A strongly consistent read of the lock item; null when there is none. */
@@ -107,13 +108,5 @@ interface LockStore {
             return false;
         }
         return "ConditionalCheckFailed".equals(e.cancellationReasons().get(0).code());
-    }
-
-    /**
-     * Tells whether a write that threw may have been applied: its answer was lost (I/O, a timeout) or the engine
-     * failed after receiving it (a 5xx). A refusal (4xx) was not applied.
-     */
-    static boolean mayHaveApplied(RuntimeException error) {
-        return error instanceof SdkClientException || (error instanceof DynamoDbException d && d.statusCode() >= 500);
     }
 }

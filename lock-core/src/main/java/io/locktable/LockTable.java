@@ -6,11 +6,16 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.AbortedException;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -81,6 +86,7 @@ public final class LockTable implements AutoCloseable {
                 && leaseDuration.compareTo(MAX_LEASE_DURATION) <= 0;
     }
 
+    private static final Logger log = LoggerFactory.getLogger(LockTable.class);
     private static final long MAX_POLL_NANOS = Duration.ofSeconds(10).toNanos();
     private static final long RACE_RETRY_NANOS = Duration.ofMillis(50).toNanos();
 
@@ -98,6 +104,8 @@ public final class LockTable implements AutoCloseable {
     private final TableVerifier verifier;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final LocalHandover handover = new LocalHandover();
+    /** The elections under way, so that {@link #close()} stops them. */
+    private final Set<Leadership> leaderships = ConcurrentHashMap.newKeySet();
 
     private static final LeaderLoop.Terms NO_TERMS = new LeaderLoop.Terms() {
         @Override
@@ -121,7 +129,10 @@ public final class LockTable implements AutoCloseable {
             this.clock = given;
             this.ownedClock = null;
             this.listeners = new Listeners(() -> fixedListeners, Runnable::run);
-            workers = (task, deadline) -> given.execute(task);
+            workers = (task, deadline) -> {
+                given.execute(task);
+                return true;
+            };
         } else {
             SystemLockClock system = new SystemLockClock("locktable-" + tableName, builder.schedulerThreads);
             this.clock = system;
@@ -138,7 +149,7 @@ public final class LockTable implements AutoCloseable {
         FenceHighWater fences = new FenceHighWater(tableName, listeners);
         this.fences = fences;
         this.keeper = new LeaseKeeper(store, clock, workers, listeners, owner, fences, handover::released);
-        this.acquirer = new Acquirer(store, clock, workers, listeners, fences, keeper, owner);
+        this.acquirer = new Acquirer(store, clock, workers, listeners, fences, keeper);
         this.verifier = new TableVerifier(
                 store, partitionKey, sortKey, options.timeToLiveAttribute().isPresent());
     }
@@ -315,16 +326,24 @@ public final class LockTable implements AutoCloseable {
                 if (Thread.interrupted()) {
                     throw new InterruptedException("acquire of lock '" + name + "' was interrupted");
                 }
+                checkOpen(name);
                 long waitLeft = maxWaitNanos - (clock.nanoTime() - start);
                 Acquirer.Attempt attempt;
                 try {
                     attempt = attemptInterruptibly(name, leaseDuration, waitLeft);
-                } catch (ApiCallTimeoutException e) {
-                    if (maxWaitNanos - (clock.nanoTime() - start) > 0) {
-                        throw e;
+                } catch (ApiCallTimeoutException | ApiCallAttemptTimeoutException e) {
+                    long left = maxWaitNanos - (clock.nanoTime() - start);
+                    if (left <= 0) {
+                        // the request was cut short by the caller's wait, not by the lease's timeout
+                        throw timedOut(name, maxWaitNanos, start, waited, e);
                     }
-                    // the request was cut short by the caller's wait, not by the lease's timeout
-                    throw timedOut(name, maxWaitNanos, start, waited, e);
+                    // a request that outlasted the timeout the lease gives it is no answer, neither busy nor free:
+                    // a waiting acquire asks again, within its wait (an applied write was given back already)
+                    checkOpen(name);
+                    log.debug("Acquire of lock '{}' in table '{}': a request timed out, asking again", name, tableName);
+                    waited = true;
+                    pause(name, waiter, Math.min(left, pollPause(new Acquirer.Busy(-1, -1))));
+                    continue;
                 }
                 if (answered != null) {
                     answered.run();
@@ -363,6 +382,14 @@ public final class LockTable implements AutoCloseable {
             clock.sleep(nanos); // a clock of the caller's own: its time is not real time
         } else if (handover.await(waiter, nanos)) {
             acquirer.forgetHolder(name);
+        }
+    }
+
+    /** A waiting acquire ends as soon as the table closes: it would never be renewed. */
+    private void checkOpen(String name) {
+        if (closed.get()) {
+            throw new IllegalStateException(
+                    "lock table " + tableName + " was closed while lock '" + name + "' was being acquired");
         }
     }
 
@@ -446,6 +473,12 @@ public final class LockTable implements AutoCloseable {
         checkArguments(name, leaseDuration);
         Objects.requireNonNull(termListener, "termListener");
         Leadership leadership = new Leadership(this, name, leaseDuration, termListener, listeners, clock);
+        leaderships.add(leadership);
+        leadership.whenStopped().whenComplete((stopped, error) -> leaderships.remove(leadership));
+        if (closed.get()) { // closed meanwhile: close() may not have seen it
+            leaderships.remove(leadership);
+            throw new IllegalStateException("lock table " + tableName + " is closed");
+        }
         leadership.start();
         return leadership;
     }
@@ -578,7 +611,9 @@ public final class LockTable implements AutoCloseable {
     }
 
     /**
-     * The owner id this table writes to the items it acquires: random and unique to this instance.
+     * The owner id of this table: random and unique to this instance. Each acquisition writes it to the item
+     * followed by a dot and the acquisition's number ({@link Lease#owner()}), so a stored owner that starts with
+     * {@code owner() + "."} was written by this table.
      *
      * @return the owner id
      */
@@ -594,6 +629,10 @@ public final class LockTable implements AutoCloseable {
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
+        }
+        handover.closeAll(); // waiting acquires of this table wake and end
+        for (Leadership leadership : leaderships) {
+            leadership.stopAsync(); // elections end: waiting, in a cool-down or leading
         }
         keeper.closeAll();
         if (ownedClock != null) {

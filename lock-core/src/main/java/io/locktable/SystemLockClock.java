@@ -80,7 +80,7 @@ final class SystemLockClock implements LockClock, AutoCloseable {
 
     @Override
     public void execute(Runnable task) {
-        workers.run(task, System.nanoTime());
+        workers.run(task, System.nanoTime()); // dropped once closed: the table's leases were released already
     }
 
     /** The worker threads, for tasks with a deadline. */

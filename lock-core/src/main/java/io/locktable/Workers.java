@@ -12,6 +12,7 @@ interface Workers {
      *
      * @param task the task
      * @param deadlineNanos when it must have run, on the monotonic clock: the end of the lease it serves
+     * @return false if the workers are closed and the task will not run: the caller decides what becomes of it
      */
-    void run(Runnable task, long deadlineNanos);
+    boolean run(Runnable task, long deadlineNanos);
 }

@@ -88,6 +88,31 @@ final class Contenders implements AutoCloseable {
                 .item();
     }
 
+    /** Deletes a lock item behind its holder's back, as an operator, a restore or a time to live would. */
+    void deleteItem(String name) {
+        engine.client().deleteItem(r -> r.tableName(table.name()).key(key(name)));
+    }
+
+    /** A lock table over {@code client}, a decorator of a client of the engine, closed with the others. */
+    LockTable over(DynamoDbClient client, Consumer<LockTable.Builder> customizer) {
+        LockTable.Builder builder = LockTable.builder(client, table.name(), table.partitionKey());
+        table.sortKey().ifPresent(builder::sortKey);
+        customizer.accept(builder);
+        LockTable locks = builder.build();
+        opened.add(locks);
+        return locks;
+    }
+
+    /** A new client of the engine, closed with the others. */
+    DynamoDbClient client(Consumer<ClientOverrideConfiguration.Builder> overrides) {
+        DynamoDbClient client = engine.clientBuilder()
+                .endpointOverride(engine.endpoint())
+                .overrideConfiguration(overrides)
+                .build();
+        opened.add(client);
+        return client;
+    }
+
     /** Sets the owner of a lock item behind its holder's back, as a foreign writer would. */
     void engineClientUpdateOwner(String name, String owner) {
         engine.client()

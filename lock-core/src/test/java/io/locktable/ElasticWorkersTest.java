@@ -48,6 +48,27 @@ class ElasticWorkersTest {
     }
 
     @Test
+    void aStrayInterruptOfAnIdleWorkerDoesNotStopTheWorkers() throws Exception {
+        workers = new ElasticWorkers(1, Threads.daemons("test-stray-interrupt"));
+        CountDownLatch first = new CountDownLatch(1);
+        workers.run(first::countDown, 0);
+        assertThat(first.await(5, TimeUnit.SECONDS)).isTrue();
+        Thread idle = Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> thread.getName().startsWith("test-stray-interrupt"))
+                .findFirst()
+                .orElseThrow();
+        await().atMost(Duration.ofSeconds(5)).until(() -> idle.getState() == Thread.State.TIMED_WAITING);
+
+        idle.interrupt(); // code that interrupts every thread of a group, say
+
+        CountDownLatch second = new CountDownLatch(1);
+        assertThat(workers.run(second::countDown, 0)).as("accepted").isTrue();
+        assertThat(second.await(5, TimeUnit.SECONDS))
+                .as("run after the interrupt")
+                .isTrue();
+    }
+
+    @Test
     void threadsGrowWithTheQueuedWorkUpToTheBoundAndNoFurther() throws Exception {
         workers = new ElasticWorkers(3, Threads.daemons("test-workers"));
         CountDownLatch started = new CountDownLatch(3);

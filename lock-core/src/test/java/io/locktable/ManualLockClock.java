@@ -89,18 +89,31 @@ final class ManualLockClock implements LockClock {
             synchronized (this) {
                 Scheduled first = scheduled.peek();
                 if (first == null || first.dueNanos() - target > 0) {
-                    now = target;
+                    if (target - now > 0) { // never back: a task may have jumped past the target
+                        now = target;
+                    }
                     notifyAll();
                     return;
                 }
                 scheduled.poll();
-                now = first.dueNanos();
+                if (first.dueNanos() - now > 0) {
+                    now = first.dueNanos();
+                }
                 notifyAll();
                 next = first.task();
             }
             next.run(); // a cancelled task does nothing
             failIfThrown(next);
         }
+    }
+
+    /**
+     * Moves time on without running what falls due on the way, as a timer thread that is late (a long pause of the
+     * process) would: the next {@link #advance} runs those tasks.
+     */
+    synchronized void jump(Duration by) {
+        now += by.toNanos();
+        notifyAll();
     }
 
     private static void failIfThrown(FutureTask<Void> task) {

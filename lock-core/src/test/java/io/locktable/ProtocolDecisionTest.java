@@ -184,7 +184,7 @@ class ProtocolDecisionTest {
         world.contenderStore.script(Op.ACQUIRE, new AnswerLost(), 1).script(Op.GIVE_BACK, new Lost(), 2);
 
         assertThatThrownBy(() -> world.contender.tryAcquire(NAME, LEASE)).isInstanceOf(SdkClientException.class);
-        assertThat(world.table.get(NAME).owner()).as("applied").isEqualTo(world.contender.owner());
+        assertThat(world.table.get(NAME).owner()).as("applied").startsWith(world.contender.owner() + ".");
         world.contenderClock.advance(Duration.ofMillis(300));
 
         assertThat(world.table.get(NAME).owner())
@@ -192,6 +192,28 @@ class ProtocolDecisionTest {
                 .isNull();
         assertThat(world.contenderStore.sent(Op.GIVE_BACK)).isEqualTo(3);
         assertThat(world.contenderClock.pending()).isZero();
+    }
+
+    @Test
+    void aRenewalAnsweredAfterTheLeaseRanOutLocallyNeverMakesItHeldAgain() {
+        World world = open();
+        List<Boolean> heldWhileInFlight = new ArrayList<>();
+        // the renewal due at 10 s is sent; before it is answered the process stalls 25 s and its timer runs late:
+        // the lease ran out at 30 s, and the answer would move its end to 40 s
+        world.holderStore.script(
+                Op.RENEW,
+                new Meanwhile(() -> {
+                    world.holderClock.jump(Duration.ofSeconds(25));
+                    heldWhileInFlight.add(world.held.isHeld());
+                }),
+                1);
+
+        world.holderClock.advance(Duration.ofSeconds(10));
+
+        assertThat(heldWhileInFlight).containsExactly(false);
+        assertThat(world.held.isHeld()).as("held again after the late answer").isFalse();
+        world.holderClock.advance(Duration.ZERO); // the late timer catches up
+        assertThat(world.held.end()).contains(LeaseEnd.EXPIRED);
     }
 
     @Test

@@ -91,7 +91,14 @@ final class ScriptedLockStore implements LockStore {
 
     @Override
     public AcquireAnswer acquire(
-            String name, String seenRvn, String owner, String rvn, Duration lease, Instant now, Duration timeout) {
+            String name,
+            String seenRvn,
+            String owner,
+            String rvn,
+            Duration lease,
+            Instant now,
+            long fenceFloor,
+            Duration timeout) {
         return serve(Op.ACQUIRE, () -> {
             synchronized (table) {
                 StoredLock item = table.get(name);
@@ -99,7 +106,7 @@ final class ScriptedLockStore implements LockStore {
                 boolean due = seenRvn != null && item != null && seenRvn.equals(item.rvn());
                 if (free || due) {
                     StoredLock mine = new StoredLock(
-                            name, owner, null, rvn, item == null ? 1 : item.fence() + 1, lease.toMillis());
+                            name, owner, null, rvn, item == null ? fenceFloor + 1 : item.fence() + 1, lease.toMillis());
                     table.put(mine);
                     return new Granted(mine, false);
                 }

@@ -1,0 +1,166 @@
+package io.locktable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.locktable.test.DynamoDbEngine;
+import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.TestTable;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.exception.SdkClientException;
+
+/**
+ * What a table's {@link LockTable#close()} does to what is under way on it: nothing it started outlives it, and what
+ * it may have written is given back (issue 23, points 1, 2, 7 and 8).
+ */
+@DynamoDbEngineTest
+class ClosingTableTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    /** Far below the 10 s a waiting acquire sleeps between polls of a 30 s holder. */
+    private static final long PROMPTLY_SECONDS = 3;
+
+    @AutoClose
+    private final Contenders contenders;
+
+    private final ExecutorService callers = Executors.newCachedThreadPool();
+    private final String name = Contenders.lockName();
+
+    ClosingTableTest(DynamoDbEngine engine, TestTable table) {
+        this.contenders = new Contenders(engine, table);
+    }
+
+    @AfterEach
+    void stopCallers() {
+        callers.shutdownNow();
+    }
+
+    @Test
+    void aWaitingAcquireEndsWhenItsTableClosesWhileAnotherProcessHoldsTheLock() throws Exception {
+        contenders.add().locks().tryAcquire(name, LEASE).orElseThrow();
+        Contenders.Contender waiting = contenders.add();
+        Future<Lease> acquire = callers.submit(() -> waiting.locks().acquire(name, LEASE));
+        await().until(() -> waiting.requests().operations().contains("UpdateItem")); // refused: it polls now
+
+        waiting.locks().close();
+
+        assertThatThrownBy(() -> acquire.get(PROMPTLY_SECONDS, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("was closed while lock '" + name + "' was being acquired");
+        int sent = waiting.requests().operations().size();
+        Thread.sleep(500);
+        assertThat(waiting.requests().operations())
+                .as("no request after the close")
+                .hasSize(sent);
+    }
+
+    @Test
+    void aWaitingAcquireOfTheTableThatHoldsTheLockEndsWhenItCloses() throws Exception {
+        Contenders.Contender both = contenders.add();
+        both.locks().tryAcquire(name, LEASE).orElseThrow();
+        Future<Lease> acquire = callers.submit(() -> both.locks().acquire(name, LEASE));
+        await().until(() -> both.requests().operations().size() >= 2); // not reentrant: refused, it polls now
+
+        both.locks().close();
+
+        assertThatThrownBy(() -> acquire.get(PROMPTLY_SECONDS, TimeUnit.SECONDS))
+                .cause()
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        assertThat(contenders.add().locks().tryAcquire(name, LEASE))
+                .as("released by the close")
+                .isPresent();
+    }
+
+    @Test
+    void aLeadershipWaitingForALockStopsWhenItsTableCloses() throws Exception {
+        contenders.add().locks().tryAcquire(name, LEASE).orElseThrow();
+        Contenders.Contender follower = contenders.add();
+        Leadership leadership = follower.locks().lead(name, LEASE);
+        await().until(() -> follower.requests().operations().contains("UpdateItem"));
+
+        follower.locks().close();
+
+        assertThat(leadership.whenStopped().get(PROMPTLY_SECONDS, TimeUnit.SECONDS))
+                .isNull();
+        assertThat(leadership.isLeader()).isFalse();
+    }
+
+    @Test
+    void aLeadershipInAStepDownCoolDownStopsWhenItsTableCloses() throws Exception {
+        Contenders.Contender leader = contenders.add();
+        Leadership leadership = leader.locks().lead(name, LEASE);
+        await().atMost(Duration.ofSeconds(5)).until(leadership::isLeader);
+        leadership.stepDown(Duration.ofMinutes(10));
+
+        leader.locks().close();
+
+        assertThat(leadership.whenStopped().get(PROMPTLY_SECONDS, TimeUnit.SECONDS))
+                .isNull();
+    }
+
+    @Test
+    void aLeadershipStartedOnAClosedTableIsRefused() {
+        LockTable locks = contenders.add().locks();
+        locks.close();
+
+        assertThatThrownBy(() -> locks.lead(name, LEASE))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+    }
+
+    @Test
+    void anAcquireWhoseAnswerIsLostAsTheTableClosesIsStillGivenBack() {
+        DecoratedClient client = new DecoratedClient(contenders.client(o -> {}));
+        AtomicReference<LockTable> table = new AtomicReference<>();
+        client.throwAfter(
+                "UpdateItem",
+                () -> {
+                    table.get().close(); // the table closes while the applied write's answer is on its way
+                    return SdkClientException.create("the answer was lost");
+                },
+                1);
+        table.set(contenders.over(client, builder -> {}));
+
+        assertThatThrownBy(() -> table.get().tryAcquire(name, LEASE)).isInstanceOf(SdkClientException.class);
+
+        assertThat(contenders.item(name)).as("given back at once").doesNotContainKey("owner");
+        assertThat(contenders.add().locks().tryAcquire(name, LEASE)).isPresent();
+    }
+
+    @Test
+    void runAsLeaderThrowsTheCloseNotAnInterruptWhenTheTableClosesMidTerm() throws Exception {
+        Contenders.Contender leader = contenders.add();
+        CountDownLatch leading = new CountDownLatch(1);
+        Future<?> election = callers.submit(() -> {
+            leader.locks().runAsLeader(name, LEASE, lease -> {
+                leading.countDown();
+                Thread.sleep(Long.MAX_VALUE);
+            });
+            return null;
+        });
+        assertThat(leading.await(5, TimeUnit.SECONDS)).isTrue();
+
+        leader.locks().close();
+
+        assertThatThrownBy(() -> election.get(PROMPTLY_SECONDS, TimeUnit.SECONDS))
+                .cause()
+                .as("the caller was not interrupted: the table closed")
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("was closed while leading lock '" + name + "'")
+                .hasCauseInstanceOf(InterruptedException.class);
+    }
+}

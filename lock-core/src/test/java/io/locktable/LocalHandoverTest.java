@@ -1,0 +1,68 @@
+package io.locktable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** A release by this table wakes one waiter of that lock only, and nobody waits holding a monitor. No engine. */
+class LocalHandoverTest {
+
+    private final LocalHandover handover = new LocalHandover();
+    private final ExecutorService waiters = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stop() {
+        waiters.shutdownNow();
+    }
+
+    @Test
+    void aReleaseWakesTheLongestWaiterOfThatLockAndNoWaiterOfAnother() throws Exception {
+        LocalHandover.Waiter first = handover.enlist("a");
+        LocalHandover.Waiter second = handover.enlist("a");
+        LocalHandover.Waiter other = handover.enlist("b");
+        Future<Boolean> firstWoken = waiters.submit(() -> handover.await(first, TimeUnit.SECONDS.toNanos(10)));
+        Future<Boolean> secondWoken = waiters.submit(() -> handover.await(second, TimeUnit.MILLISECONDS.toNanos(500)));
+        Future<Boolean> otherWoken = waiters.submit(() -> handover.await(other, TimeUnit.MILLISECONDS.toNanos(500)));
+
+        handover.released("a");
+
+        assertThat(firstWoken.get(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(secondWoken.get(5, TimeUnit.SECONDS))
+                .as("timed out, not woken")
+                .isFalse();
+        assertThat(otherWoken.get(5, TimeUnit.SECONDS))
+                .as("timed out, not woken")
+                .isFalse();
+    }
+
+    @Test
+    void aWaiterHoldsNoMonitorWhileItWaits() throws Exception {
+        LocalHandover.Waiter waiter = handover.enlist("a");
+        AtomicReference<Thread> thread = new AtomicReference<>();
+        Future<Boolean> woken = waiters.submit(() -> {
+            thread.set(Thread.currentThread());
+            return handover.await(waiter, TimeUnit.SECONDS.toNanos(10));
+        });
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> thread.get() != null && thread.get().getState() == Thread.State.TIMED_WAITING);
+
+        // a monitor's wait would pin the carrier thread of a virtual thread on JDK 21 to 23
+        ThreadInfo info = ManagementFactory.getThreadMXBean()
+                .getThreadInfo(new long[] {thread.get().getId()}, true, true)[0];
+        assertThat(info.getLockedMonitors()).isEmpty();
+        assertThat(info.getLockInfo().getClassName()).doesNotContain("LocalHandover");
+
+        handover.closeAll();
+        assertThat(woken.get(5, TimeUnit.SECONDS)).as("woken by the close").isTrue();
+    }
+}
