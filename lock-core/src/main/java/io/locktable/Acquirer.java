@@ -18,9 +18,6 @@ import org.slf4j.LoggerFactory;
 final class Acquirer {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
-    private static final long FIRST_GIVE_BACK_RETRY_NANOS =
-            Duration.ofMillis(100).toNanos();
-    private static final long LAST_GIVE_BACK_RETRY_NANOS = Duration.ofSeconds(5).toNanos();
 
     /** A holder this table has seen: its record version, when it was first seen with it, and its lease. */
     private record SeenHolder(String rvn, long sinceNanos, long leaseNanos) {}
@@ -82,7 +79,7 @@ final class Acquirer {
             return write(name, lease, null, waitLeftNanos); // step 2
         }
         long sent = clock.nanoTime(); // step 4: read first
-        StoredLock current = store.read(name, RequestTimeouts.read(lease, waitLeftNanos));
+        StoredLock current = store.read(name, Timing.readTimeout(lease, waitLeftNanos));
         long answered = clock.nanoTime();
         if (current == null || !current.isHeld()) {
             watched.remove(name);
@@ -138,11 +135,11 @@ final class Acquirer {
                     lease,
                     wall,
                     fences.highest(name),
-                    RequestTimeouts.acquire(lease, waitLeftNanos));
+                    Timing.acquireTimeout(lease, waitLeftNanos));
         } catch (RuntimeException | Error e) {
             if (Errors.mayHaveApplied(e)) {
                 Runnable giveBack =
-                        () -> giveBack(name, acquisitionOwner, rvn, lease, sent, FIRST_GIVE_BACK_RETRY_NANOS);
+                        () -> giveBack(name, acquisitionOwner, rvn, lease, sent, Timing.FIRST_GIVE_BACK_RETRY_NANOS);
                 if (!workers.run(giveBack, sent)) {
                     giveBack.run(); // the table is closing: nothing else will give it back, so this thread does
                 }
@@ -213,7 +210,7 @@ final class Acquirer {
             return; // whatever it took has run out by now
         }
         try {
-            if (store.giveBack(name, owner, rvn, RequestTimeouts.giveBack(left))) {
+            if (store.giveBack(name, owner, rvn, Timing.giveBackTimeout(left))) {
                 log.info("Gave back lock '{}' whose acquire was applied but not answered", name);
             } else {
                 log.debug("Unanswered acquire of lock '{}' was not applied", name);
@@ -223,7 +220,7 @@ final class Acquirer {
             if (retryNanos - (sentNanos + lease.toNanos() - clock.nanoTime()) >= 0) {
                 return; // the lease it may have taken runs out before the next try
             }
-            long next = Math.min(retryNanos * 2, LAST_GIVE_BACK_RETRY_NANOS);
+            long next = Math.min(retryNanos * 2, Timing.LAST_GIVE_BACK_RETRY_NANOS);
             try {
                 clock.schedule(
                         () -> workers.run(() -> giveBack(name, owner, rvn, lease, sentNanos, next), sentNanos),

@@ -29,13 +29,12 @@ import org.slf4j.LoggerFactory;
 final class ElasticWorkers implements Workers {
 
     /** The most worker threads a table runs, whatever the lateness. */
-    static final int MAX_THREADS = 64;
+    static final int MAX_THREADS = Timing.MAX_WORKERS;
     /** A thread beyond the base goes away after this long without work. */
     static final Duration EXTRA_KEEP_ALIVE = Duration.ofSeconds(5);
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
     private static final long KEEP_ALIVE_NANOS = TimeUnit.SECONDS.toNanos(30);
-    private static final long MIN_LATE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     /** A queued task; late once it has waited past {@code lateAtNanos}. */
     private record Task(long deadlineNanos, long order, long lateAtNanos, Runnable work) {}
@@ -82,7 +81,7 @@ final class ElasticWorkers implements Workers {
                 return false; // the table's leases were released already
             }
             long now = System.nanoTime();
-            long lateAfter = Math.max(MIN_LATE_NANOS, (deadlineNanos - now) / 40);
+            long lateAfter = Timing.workerGrowth(deadlineNanos - now);
             queue.add(new Task(deadlineNanos, order++, now + lateAfter, task));
             // each idle thread, and each started that has not looked yet, takes one task
             start = queue.size() > idle + starting && running < baseThreads;

@@ -76,7 +76,7 @@ final class LeaderLoop {
                     throw e;
                 }
                 failed(e);
-                clock.sleep(leaseDuration.toNanos() / 3);
+                clock.sleep(Timing.leaderRetry(leaseDuration));
                 continue;
             }
             if (!lease.isHeld()) {
@@ -116,7 +116,7 @@ final class LeaderLoop {
                     "Leadership of lock '{}' in table '{}': acquire failed, trying again every {} until it works: {}",
                     name,
                     table.tableName(),
-                    leaseDuration.dividedBy(3),
+                    Duration.ofNanos(Timing.leaderRetry(leaseDuration)),
                     error.toString());
         } else {
             log.debug(

@@ -188,8 +188,7 @@ public final class Leadership implements AutoCloseable {
     public void close() {
         stopAsync();
         boolean interrupted = false;
-        long deadline =
-                System.nanoTime() + RequestTimeouts.RELEASE.plusSeconds(1).toNanos();
+        long deadline = System.nanoTime() + Timing.RELEASE.plusSeconds(1).toNanos();
         while (thread.isAlive()) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {

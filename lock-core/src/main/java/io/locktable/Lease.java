@@ -38,6 +38,17 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 public final class Lease implements AutoCloseable {
 
     private static final ThreadLocal<Lease> CURRENT = new ThreadLocal<>();
+    /**
+     * The monitors that guard the leases' state, shared by stripes: never the lease itself, so a caller that
+     * synchronizes on a lease cannot hold up its renewals, and no lease pays for a lock object of its own.
+     */
+    private static final Object[] MONITORS = new Object[64];
+
+    static {
+        for (int i = 0; i < MONITORS.length; i++) {
+            MONITORS[i] = new Object();
+        }
+    }
 
     // A table may hold a hundred thousand leases: each field here is paid per lease, so what can be derived is (the
     // owner from the keeper, nanoseconds from the duration), the record version is two longs rather than a string,
@@ -50,13 +61,13 @@ public final class Lease implements AutoCloseable {
     private final long acquiredAtMillis;
     private final boolean tookOver;
 
-    private long versionHigh; // guarded by this: the record version the last confirmed write set
-    private long versionLow; // guarded by this
+    private long versionHigh; // guarded by monitor(): the record version the last confirmed write set
+    private long versionLow; // guarded by monitor()
     private volatile long endNanos;
     private volatile long renewedAtMillis;
     private volatile @Nullable LeaseEnd end;
-    private @Nullable CompletableFuture<LeaseEnd> ended; // guarded by this; made by the first whenEnded()
-    private boolean announced; // guarded by this: the end was announced
+    private @Nullable CompletableFuture<LeaseEnd> ended; // guarded by monitor(); made by the first whenEnded()
+    private boolean announced; // guarded by monitor(): the end was announced
     /** Record versions that renewals sent without an answer, with their send times; guarded by {@code this}. */
     private @Nullable Map<String, Long> unanswered; // null while every renewal was answered
 
@@ -230,7 +241,7 @@ public final class Lease implements AutoCloseable {
      */
     public CompletableFuture<LeaseEnd> whenEnded() {
         CompletableFuture<LeaseEnd> future;
-        synchronized (this) {
+        synchronized (monitor()) {
             if (ended == null) {
                 ended = new CompletableFuture<>();
                 if (announced && end != null) {
@@ -307,6 +318,11 @@ public final class Lease implements AutoCloseable {
 
     // ---- state, driven by LeaseKeeper
 
+    /** The monitor that guards this lease's state (one of {@link #MONITORS}); held only briefly, never over a wait. */
+    Object monitor() {
+        return MONITORS[(System.identityHashCode(this) & Integer.MAX_VALUE) % MONITORS.length];
+    }
+
     long durationNanos() {
         return duration.toNanos();
     }
@@ -315,8 +331,10 @@ public final class Lease implements AutoCloseable {
         return endNanos;
     }
 
-    synchronized String recordVersion() {
-        return new UUID(versionHigh, versionLow).toString();
+    String recordVersion() {
+        synchronized (monitor()) {
+            return new UUID(versionHigh, versionLow).toString();
+        }
     }
 
     boolean isLive() {
@@ -324,67 +342,79 @@ public final class Lease implements AutoCloseable {
     }
 
     /** Candidates for a renewal's condition: the confirmed version, the unanswered ones, and the new one. */
-    synchronized List<String> startRenewal(String newVersion, long sentNanos) {
-        if (unanswered == null) {
-            unanswered = new LinkedHashMap<>(4);
+    List<String> startRenewal(String newVersion, long sentNanos) {
+        synchronized (monitor()) {
+            if (unanswered == null) {
+                unanswered = new LinkedHashMap<>(4);
+            }
+            unanswered.put(newVersion, sentNanos);
+            List<String> candidates = new ArrayList<>(unanswered.size() + 1);
+            candidates.add(recordVersion());
+            candidates.addAll(unanswered.keySet());
+            return candidates;
         }
-        unanswered.put(newVersion, sentNanos);
-        List<String> candidates = new ArrayList<>(unanswered.size() + 1);
-        candidates.add(recordVersion());
-        candidates.addAll(unanswered.keySet());
-        return candidates;
     }
 
-    synchronized int unansweredCount() {
-        return unanswered == null ? 0 : unanswered.size();
+    int unansweredCount() {
+        synchronized (monitor()) {
+            return unanswered == null ? 0 : unanswered.size();
+        }
     }
 
     /**
      * A renewal wrote {@code version} (one this lease generated, a UUID): the lease now ends at that renewal's send
      * time plus its duration.
      */
-    synchronized boolean renewed(String version, Instant wallTime) {
-        Long sent = unanswered == null ? null : unanswered.get(version);
-        if (end != null || sent == null || keeper.nanoTime() - endNanos >= 0) {
-            // answered after the lease ran out on this clock: it stays ended (isHeld() never turns true again)
-            return false;
+    boolean renewed(String version, Instant wallTime) {
+        synchronized (monitor()) {
+            Long sent = unanswered == null ? null : unanswered.get(version);
+            if (end != null || sent == null || keeper.nanoTime() - endNanos >= 0) {
+                // answered after the lease ran out on this clock: it stays ended (isHeld() never turns true again)
+                return false;
+            }
+            unanswered = null;
+            UUID confirmed = UUID.fromString(version);
+            versionHigh = confirmed.getMostSignificantBits();
+            versionLow = confirmed.getLeastSignificantBits();
+            long renewedEnd = sent + durationNanos();
+            if (renewedEnd - endNanos > 0) { // a difference: nanoTime may wrap
+                endNanos = renewedEnd;
+            }
+            renewedAtMillis = wallTime.toEpochMilli();
+            return true;
         }
-        unanswered = null;
-        UUID confirmed = UUID.fromString(version);
-        versionHigh = confirmed.getMostSignificantBits();
-        versionLow = confirmed.getLeastSignificantBits();
-        long renewedEnd = sent + durationNanos();
-        if (renewedEnd - endNanos > 0) { // a difference: nanoTime may wrap
-            endNanos = renewedEnd;
-        }
-        renewedAtMillis = wallTime.toEpochMilli();
-        return true;
     }
 
     /** When a renewal whose answer never came sent {@code version}, or null if none did. */
-    synchronized @Nullable Long unansweredSentAt(String version) {
-        return unanswered == null ? null : unanswered.get(version);
+    @Nullable
+    Long unansweredSentAt(String version) {
+        synchronized (monitor()) {
+            return unanswered == null ? null : unanswered.get(version);
+        }
     }
 
     /** A read showed the item still at the confirmed version: the unanswered renewals were not applied. */
-    synchronized void forgetUnanswered() {
-        unanswered = null;
+    void forgetUnanswered() {
+        synchronized (monitor()) {
+            unanswered = null;
+        }
     }
 
     /**
      * Ends the lease once; returns false if it had ended already. {@link #whenEnded()} completes only with {@link
      * #announceEnd()}, on the thread the keeper chooses. The keeper takes it off the timer.
      */
-    synchronized boolean finish(LeaseEnd reason) {
-        if (end != null) {
-            return false;
+    boolean finish(LeaseEnd reason) {
+        synchronized (monitor()) {
+            if (end != null) {
+                return false;
+            }
+            end = reason;
+            unanswered = null;
+            return true;
         }
-        end = reason;
-        unanswered = null;
-        return true;
     }
 
-    /** Completes {@link #whenEnded()} once the lease has ended. */
     /**
      * Runs {@code hook} once the lease ends, on the thread that ends it (at once if it has ended): for a leader
      * term, whose work must be interrupted by the path that ends the lease, not behind listener callbacks. The hook
@@ -404,10 +434,11 @@ public final class Lease implements AutoCloseable {
         }
     }
 
+    /** Completes {@link #whenEnded()} once the lease has ended. */
     void announceEnd() {
         CompletableFuture<LeaseEnd> future;
         LeaseEnd reason;
-        synchronized (this) {
+        synchronized (monitor()) {
             reason = end;
             if (reason == null) {
                 return;

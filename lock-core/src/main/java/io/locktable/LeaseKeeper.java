@@ -32,9 +32,6 @@ final class LeaseKeeper {
     /** {@link #closeAll()} sends its releases on at most this many threads at once. */
     private static final int MAX_CLOSING_THREADS = 16;
 
-    private static final long MIN_RETRY_NANOS = Duration.ofMillis(50).toNanos();
-    private static final long MAX_RETRY_NANOS = Duration.ofSeconds(1).toNanos();
-
     private final LockStore store;
     private final LockClock clock;
     private final Workers workers;
@@ -123,7 +120,8 @@ final class LeaseKeeper {
      */
     boolean start(Lease lease, Runnable announce) {
         boolean refused;
-        synchronized (lease) { // an end (close() included) waits for the announcement, so it is announced after it
+        synchronized (
+                lease.monitor()) { // an end (close() included) waits for the announcement, so it is announced after it
             synchronized (this) {
                 refused = closed;
                 if (!refused) {
@@ -138,7 +136,7 @@ final class LeaseKeeper {
             lease.finish(LeaseEnd.CLOSED);
             fences.leave(lease.name());
             lease.announceEnd();
-            sendRelease(lease, RequestTimeouts.release(lease.duration()));
+            sendRelease(lease, Timing.releaseTimeout(lease.duration()));
             return false;
         }
         if (!lease.isHeld()) {
@@ -152,7 +150,7 @@ final class LeaseKeeper {
             return true;
         }
         long sent = lease.endNanos() - lease.durationNanos();
-        timer.renewAt(lease, sent + lease.durationNanos() / 3);
+        timer.renewAt(lease, sent + Timing.renewalPeriod(lease.durationNanos()));
         return true;
     }
 
@@ -176,7 +174,7 @@ final class LeaseKeeper {
         Instant wall = clock.instant();
         List<String> candidates = lease.startRenewal(version, sent);
         try {
-            LockStore.RenewAnswer answer = store.renew(lease, candidates, version, RequestTimeouts.renewal(left), wall);
+            LockStore.RenewAnswer answer = store.renew(lease, candidates, version, Timing.renewalTimeout(left), wall);
             if (answer == LockStore.RenewAnswer.LOST) {
                 lose(lease, "a renewal found another holder or no owner");
             } else {
@@ -193,20 +191,20 @@ final class LeaseKeeper {
 
     /** A renewal sent at {@code sentNanos} wrote {@code version}: the next one is due a third of a lease after it. */
     private void renewed(Lease lease, String version, long sentNanos, Instant wall) {
-        synchronized (lease) { // so that no end is announced between the renewal and its event
+        synchronized (lease.monitor()) { // so that no end is announced between the renewal and its event
             if (!lease.renewed(version, wall)) {
                 return;
             }
             listeners.onRenewed(lease);
         }
         log.debug("Renewed lock '{}' (fencing token {})", lease.name(), lease.fencingToken());
-        timer.renewAt(lease, sentNanos + lease.durationNanos() / 3);
+        timer.renewAt(lease, sentNanos + Timing.renewalPeriod(lease.durationNanos()));
     }
 
     /** Too many renewals went unanswered: one read tells which, if any, was applied. */
     private void settle(Lease lease, long left) {
         try {
-            StoredLock stored = store.read(lease.name(), RequestTimeouts.renewal(left));
+            StoredLock stored = store.read(lease.name(), Timing.renewalTimeout(left));
             if (stored == null || !lease.owner().equals(stored.owner()) || stored.fence() != lease.fencingToken()) {
                 lose(lease, "a read found another holder or no owner");
                 return;
@@ -242,9 +240,7 @@ final class LeaseKeeper {
                 error instanceof Exception exception
                         ? exception
                         : new IllegalStateException("the renewal threw " + error, error));
-        long delay = Math.min(MAX_RETRY_NANOS, Math.max(MIN_RETRY_NANOS, left / 5));
-        delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
-        timer.renewAt(lease, clock.nanoTime() + delay);
+        timer.renewAt(lease, clock.nanoTime() + Timing.renewalRetryDelay(left, ThreadLocalRandom.current()));
     }
 
     /** The lease ran out on this process's clock: it ends, and a release is tried in case the item is still ours. */
@@ -256,7 +252,7 @@ final class LeaseKeeper {
                     store.tableName(),
                     lease.fencingToken(),
                     lease.duration());
-            workers.run(() -> sendRelease(lease, RequestTimeouts.release(lease.duration())), clock.nanoTime());
+            workers.run(() -> sendRelease(lease, Timing.releaseTimeout(lease.duration())), clock.nanoTime());
         }
     }
 
@@ -280,7 +276,7 @@ final class LeaseKeeper {
      * Lease#whenEnded()}, on the caller's thread when the caller ended it, else on the event thread.
      */
     private boolean end(Lease lease, LeaseEnd reason, boolean byCaller) {
-        synchronized (lease) {
+        synchronized (lease.monitor()) {
             if (!lease.finish(reason)) {
                 return false;
             }
@@ -314,7 +310,7 @@ final class LeaseKeeper {
             return;
         }
         if (end(lease, reason, true)
-                && sendRelease(lease, RequestTimeouts.release(lease.duration())) == LockStore.ReleaseAnswer.RELEASED) {
+                && sendRelease(lease, Timing.releaseTimeout(lease.duration())) == LockStore.ReleaseAnswer.RELEASED) {
             releasedHere.accept(lease.name());
         }
     }
@@ -402,7 +398,7 @@ final class LeaseKeeper {
 
     /**
      * Ends every lease and releases them, for {@link LockTable#close()}: in parallel on a few threads of its own,
-     * all within {@link RequestTimeouts#CLOSE}, so a thousand leases against an unreachable table close in seconds.
+     * all within {@link Timing#CLOSE}, so a thousand leases against an unreachable table close in seconds.
      * Leases acquired after this are given back by their acquire.
      */
     void closeAll() {
@@ -422,7 +418,7 @@ final class LeaseKeeper {
             return;
         }
         // real time, not the clock's: this bounds real requests, and decides nothing about a lease
-        long deadline = System.nanoTime() + RequestTimeouts.CLOSE.toNanos();
+        long deadline = System.nanoTime() + Timing.CLOSE.toNanos();
         AtomicInteger sent = new AtomicInteger();
         ExecutorService senders = Executors.newFixedThreadPool(
                 Math.min(toSend.size(), MAX_CLOSING_THREADS),
@@ -430,7 +426,7 @@ final class LeaseKeeper {
         for (Lease lease : toSend) {
             senders.execute(() -> {
                 long left = deadline - System.nanoTime();
-                if (left > 0 && sendRelease(lease, RequestTimeouts.closingRelease(lease.duration(), left)) != null) {
+                if (left > 0 && sendRelease(lease, Timing.closingReleaseTimeout(lease.duration(), left)) != null) {
                     sent.incrementAndGet();
                 }
             });
@@ -445,7 +441,7 @@ final class LeaseKeeper {
                     store.tableName(),
                     missed,
                     toSend.size(),
-                    RequestTimeouts.CLOSE);
+                    Timing.CLOSE);
         }
     }
 }

@@ -1,6 +1,5 @@
 package io.locktable;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -30,7 +29,6 @@ final class LeaseTimer {
     }
 
     private static final int INITIAL_CAPACITY = 16;
-    private static final long MAX_EXPIRY_GUARD_NANOS = Duration.ofMillis(100).toNanos();
 
     private final LockClock clock;
     private final Wakes wakes;
@@ -47,7 +45,7 @@ final class LeaseTimer {
 
     /** The guard before a lease's end at which it expires, so that a late timer thread still ends it in time. */
     static long expiryGuardNanos(Lease lease) {
-        return Math.min(lease.durationNanos() / 20, MAX_EXPIRY_GUARD_NANOS);
+        return Timing.expiryGuard(lease.durationNanos());
     }
 
     /**

@@ -62,10 +62,10 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 public final class LockTable implements AutoCloseable {
 
     /** The shortest lease: below a second a lease cannot outlast the round trips and retries of its renewals. */
-    public static final Duration MIN_LEASE_DURATION = Duration.ofSeconds(1);
+    public static final Duration MIN_LEASE_DURATION = Timing.MIN_LEASE;
 
     /** The longest lease, a day. */
-    public static final Duration MAX_LEASE_DURATION = Duration.ofDays(1);
+    public static final Duration MAX_LEASE_DURATION = Timing.MAX_LEASE;
 
     /**
      * Tells whether a duration is one a lease may have: from {@link #MIN_LEASE_DURATION} to {@link
@@ -81,14 +81,10 @@ public final class LockTable implements AutoCloseable {
      * @return true if it is not null and in the range
      */
     public static boolean isLeaseDuration(@Nullable Duration leaseDuration) {
-        return leaseDuration != null
-                && leaseDuration.compareTo(MIN_LEASE_DURATION) >= 0
-                && leaseDuration.compareTo(MAX_LEASE_DURATION) <= 0;
+        return Timing.isLease(leaseDuration);
     }
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
-    private static final long MAX_POLL_NANOS = Duration.ofSeconds(10).toNanos();
-    private static final long RACE_RETRY_NANOS = Duration.ofMillis(50).toNanos();
 
     private final String tableName;
     private final String partitionKey;
@@ -342,7 +338,7 @@ public final class LockTable implements AutoCloseable {
                     checkOpen(name);
                     log.debug("Acquire of lock '{}' in table '{}': a request timed out, asking again", name, tableName);
                     waited = true;
-                    pause(name, waiter, Math.min(left, pollPause(new Acquirer.Busy(-1, -1))));
+                    pause(name, waiter, Math.min(left, Timing.raceRetry(ThreadLocalRandom.current())));
                     continue;
                 }
                 if (answered != null) {
@@ -418,14 +414,7 @@ public final class LockTable implements AutoCloseable {
     }
 
     private static long pollPause(Acquirer.Busy busy) {
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        if (busy.holderLeaseNanos() < 0) {
-            return RACE_RETRY_NANOS + random.nextLong(RACE_RETRY_NANOS);
-        }
-        long interval = Math.min(busy.holderLeaseNanos() / 3, MAX_POLL_NANOS);
-        long jittered = interval + random.nextLong(interval / 10 + 1);
-        long untilDue = busy.untilDueNanos() + random.nextLong(RACE_RETRY_NANOS / 5 + 1);
-        return Math.max(1, Math.min(jittered, untilDue));
+        return Timing.pollPause(busy.holderLeaseNanos(), busy.untilDueNanos(), ThreadLocalRandom.current());
     }
 
     /**
@@ -546,7 +535,7 @@ public final class LockTable implements AutoCloseable {
      */
     public Optional<LockRecord> read(String name) {
         checkName(name);
-        return Optional.ofNullable(acquirer.read(name, RequestTimeouts.READ)).map(StoredLock::toRecord);
+        return Optional.ofNullable(acquirer.read(name, Timing.READ)).map(StoredLock::toRecord);
     }
 
     /**
@@ -699,7 +688,7 @@ public final class LockTable implements AutoCloseable {
          * the timer and the event thread, a table adds at most 8 threads. Late renewals raise it up to {@link
          * ElasticWorkers#MAX_THREADS}.
          */
-        private static final int DEFAULT_WORKER_THREADS = 6;
+        private static final int DEFAULT_WORKER_THREADS = Timing.DEFAULT_WORKERS;
 
         private final @Nullable DynamoDbClient client;
         private final String tableName;
@@ -788,8 +777,9 @@ public final class LockTable implements AutoCloseable {
          * @return this builder
          */
         public Builder schedulerThreads(int threads) {
-            if (threads < 1 || threads > 64) {
-                throw new IllegalArgumentException("schedulerThreads must be from 1 to 64, was " + threads);
+            if (threads < 1 || threads > Timing.MAX_WORKERS) {
+                throw new IllegalArgumentException(
+                        "schedulerThreads must be from 1 to " + Timing.MAX_WORKERS + ", was " + threads);
             }
             this.schedulerThreads = threads;
             return this;

@@ -13,7 +13,6 @@ import org.slf4j.LoggerFactory;
 final class RenewalLateness {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
-    private static final long MIN_LATE_NANOS = Duration.ofMillis(50).toNanos();
     private static final long LOG_EVERY_NANOS = Duration.ofMinutes(1).toNanos();
 
     private final String tableName;
@@ -31,8 +30,8 @@ final class RenewalLateness {
     }
 
     void observe(Lease lease, long latenessNanos) {
-        long period = lease.durationNanos() / 3;
-        if (latenessNanos <= Math.max(MIN_LATE_NANOS, period / 10)) {
+        long period = Timing.renewalPeriod(lease.durationNanos());
+        if (latenessNanos <= Timing.lateRenewal(lease.durationNanos())) {
             return;
         }
         listener.onRenewalLate(lease, Duration.ofNanos(latenessNanos));
@@ -55,12 +54,13 @@ final class RenewalLateness {
         log.warn(
                 "Lock table '{}': {} renewals started late, the latest by {} ms (lock '{}', renewed every {} ms): the"
                         + " engine answers slower than renewals fall due; leases are lost if this grows to a whole"
-                        + " lease. The table adds worker threads while this lasts, up to 64; beyond that, give it longer"
-                        + " leases",
+                        + " lease. The table adds worker threads while this lasts, up to {}; beyond that, give it"
+                        + " longer leases",
                 tableName,
                 count,
                 worst / 1_000_000,
                 lease.name(),
-                period / 1_000_000);
+                period / 1_000_000,
+                Timing.MAX_WORKERS);
     }
 }

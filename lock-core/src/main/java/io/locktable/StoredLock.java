@@ -65,8 +65,8 @@ record StoredLock(
             throw new LockItemConflictException(
                     name,
                     tableName,
-                    "its leaseMs " + leaseMs + " is outside " + LockTable.MIN_LEASE_DURATION.toMillis() + " to "
-                            + LockTable.MAX_LEASE_DURATION.toMillis() + " ms");
+                    "its leaseMs " + leaseMs + " is outside " + Timing.MIN_LEASE.toMillis() + " to "
+                            + Timing.MAX_LEASE.toMillis() + " ms");
         }
         String holder = item.containsKey(LockRequests.HOLDER)
                 ? item.get(LockRequests.HOLDER).s()

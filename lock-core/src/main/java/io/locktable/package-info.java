@@ -6,14 +6,16 @@
  * <p>The code points at these numbers ("step 4") where it carries a step out. {@code Acquirer} decides
  * steps 2 to 4, {@code LeaseKeeper} steps 5 to 8, {@code TableVerifier} step 9; every
  * request goes through one seam, {@code LockStore}, whose only implementation over DynamoDB is {@link
- * io.locktable.DynamoDbLockStore} with the requests of {@code LockRequests}; every timeout comes from
- * {@code RequestTimeouts}.
+ * io.locktable.DynamoDbLockStore} with the requests of {@code LockRequests}; every ratio, bound and timeout of the
+ * protocol (the renewal period, the expiry guard, polls, retries, request timeouts, the lease range) comes from
+ * {@code Timing}, with the rule it keeps.
  *
  * <ol>
  *   <li><b>The item.</b> A lock is one item: partition key {@code LOCK#<name>}, sort key {@code LOCK} if the table
- *       has one, attributes {@code _type=LOCK}, {@code owner} (one random id per lock table), {@code rvn} (a new
+ *       has one, attributes {@code _type=LOCK}, {@code owner} (one per acquisition: the table's random id, a dot and the acquisition's number, so that no
+ *       two acquisitions, even of one table after the item was deleted, match each other's conditions), {@code rvn} (a new
  *       random record version at each acquire and renewal), {@code fence} (raised by one at each acquire, never
- *       lowered), {@code leaseMs}, and optionally {@code holder} and a time-to-live attribute. An item at that key
+ *       lowered; an item without one starts above the highest fence this table knows for the lock), {@code leaseMs}, and optionally {@code holder} and a time-to-live attribute. An item at that key
  *       that is not such an item is never written ({@link io.locktable.LockItemConflictException}).
  *   <li><b>Acquire a lock not seen held.</b> One conditional {@code UpdateItem}: set owner, rvn and lease, {@code ADD
  *       fence 1}, on the condition that the item has no owner and is a lock item. A retry of the SDK whose first

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.FaultInjector;
 import io.locktable.test.TcpProxy;
 import io.locktable.test.TestTable;
 import java.io.IOException;
@@ -22,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.core.exception.SdkClientException;
 
 /**
  * What a client, or something wrapped around it, can throw, and what a lease must make of it (issue 23, points 3, 4,
@@ -104,16 +103,19 @@ class ClientFailureTest {
 
     @Test
     void aSlowListenerDoesNotKeepALostLeadersWorkRunningAfterTheSuccessorStarted() throws Exception {
-        Contenders.Contender leader = contenders.add(builder -> builder.listener(new LockTableListener() {
-            @Override
-            public void onRenewalFailed(Lease lease, Exception error) {
-                sleep(Duration.ofSeconds(6)); // the event thread is busy with this the whole time
-            }
-        }));
+        DecoratedClient client = new DecoratedClient(contenders.client(o -> {}));
+        LockTable leader = contenders.over(
+                client,
+                builder -> builder.listener(new LockTableListener() {
+                    @Override
+                    public void onRenewalFailed(Lease lease, Exception error) {
+                        sleep(Duration.ofSeconds(6)); // the event thread is busy with this the whole time
+                    }
+                }));
         AtomicLong interruptedAt = new AtomicLong();
         CountDownLatch leading = new CountDownLatch(1);
         Future<?> election = callers.submit(() -> {
-            leader.locks().runAsLeader(name, SHORT_LEASE, lease -> {
+            leader.runAsLeader(name, SHORT_LEASE, lease -> {
                 leading.countDown();
                 try {
                     Thread.sleep(Long.MAX_VALUE);
@@ -125,12 +127,9 @@ class ClientFailureTest {
             return null;
         });
         assertThat(leading.await(5, TimeUnit.SECONDS)).isTrue();
-        leader.faults()
-                .failWith(
-                        "UpdateItem",
-                        () -> FaultInjector.engineError(
-                                DynamoDbException.builder(), 500, "InternalServerError", "injected"),
-                        1_000);
+        // from now on every write of the leader fails at once: its first renewal's failure keeps the listener busy
+        // from a third of the lease, before the lease runs out
+        client.throwBefore("UpdateItem", () -> SdkClientException.create("the network is gone"), 1_000);
 
         Lease successor = contenders.add().locks().acquire(name, SHORT_LEASE, Duration.ofSeconds(10));
         long successorAt = System.nanoTime();

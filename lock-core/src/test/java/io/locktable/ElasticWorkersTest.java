@@ -60,6 +60,11 @@ class ElasticWorkersTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> idle.getState() == Thread.State.TIMED_WAITING);
 
         idle.interrupt(); // code that interrupts every thread of a group, say
+        // once the worker has taken the interrupt (its flag is cleared when the wait throws), it waits again or,
+        // before the fix, ends and closes the workers; only then is the next task given
+        await().atMost(Duration.ofSeconds(5)).until(() -> !idle.isInterrupted());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> !idle.isAlive() || idle.getState() == Thread.State.TIMED_WAITING);
 
         CountDownLatch second = new CountDownLatch(1);
         assertThat(workers.run(second::countDown, 0)).as("accepted").isTrue();

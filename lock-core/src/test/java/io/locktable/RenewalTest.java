@@ -50,6 +50,33 @@ class RenewalTest {
     }
 
     @Test
+    void aCallerThatSynchronizesOnALeaseDoesNotHoldUpItsRenewals() throws Exception {
+        Contenders.Contender a = contenders.add();
+        Lease lease = a.locks()
+                .tryAcquire(Contenders.lockName(), Duration.ofSeconds(2))
+                .orElseThrow();
+        CompletableFuture<Void> held = new CompletableFuture<>();
+        Thread caller = new Thread(() -> {
+            synchronized (lease) { // the lease is the caller's object: the library's monitors are its own
+                held.complete(null);
+                try {
+                    Thread.sleep(6_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        caller.start();
+        held.get(5, TimeUnit.SECONDS);
+
+        Thread.sleep(5_000); // two and a half leases, with the lease's monitor held by the caller the whole time
+
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(lease.whenEnded()).isNotDone();
+        caller.join();
+    }
+
+    @Test
     void aRenewalAppliedWhoseReplyIsLostIsRecognisedAsItsOwnSuccess() throws Exception {
         Contenders.Contender a = contenders.add();
         String name = Contenders.lockName();

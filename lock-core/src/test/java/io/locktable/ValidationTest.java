@@ -379,17 +379,17 @@ class ValidationTest {
     @Test
     void requestTimeoutsServeTheLeaseAndStayShort() {
         long unbounded = Long.MAX_VALUE;
-        assertThat(RequestTimeouts.acquire(Duration.ofSeconds(2), unbounded)).isEqualTo(Duration.ofSeconds(4));
-        assertThat(RequestTimeouts.acquire(Duration.ofSeconds(45), unbounded)).isEqualTo(Duration.ofMinutes(1));
-        assertThat(RequestTimeouts.acquire(Duration.ofDays(1), unbounded)).isEqualTo(Duration.ofMinutes(1));
-        assertThat(RequestTimeouts.renewal(Duration.ofMillis(700).toNanos())).isEqualTo(Duration.ofMillis(700));
-        assertThat(RequestTimeouts.renewal(Duration.ofHours(16).toNanos())).isEqualTo(Duration.ofSeconds(30));
+        assertThat(Timing.acquireTimeout(Duration.ofSeconds(2), unbounded)).isEqualTo(Duration.ofSeconds(4));
+        assertThat(Timing.acquireTimeout(Duration.ofSeconds(45), unbounded)).isEqualTo(Duration.ofMinutes(1));
+        assertThat(Timing.acquireTimeout(Duration.ofDays(1), unbounded)).isEqualTo(Duration.ofMinutes(1));
+        assertThat(Timing.renewalTimeout(Duration.ofMillis(700).toNanos())).isEqualTo(Duration.ofMillis(700));
+        assertThat(Timing.renewalTimeout(Duration.ofHours(16).toNanos())).isEqualTo(Duration.ofSeconds(30));
         // never past the caller's wait, and never zero, which the SDK refuses
-        assertThat(RequestTimeouts.acquire(
+        assertThat(Timing.acquireTimeout(
                         Duration.ofSeconds(30), Duration.ofSeconds(1).toNanos()))
                 .isEqualTo(Duration.ofSeconds(1));
-        assertThat(RequestTimeouts.read(Duration.ofSeconds(30), -5)).isEqualTo(Duration.ofMillis(1));
-        assertThat(RequestTimeouts.giveBack(Duration.ofDays(1).toNanos())).isEqualTo(Duration.ofSeconds(5));
+        assertThat(Timing.readTimeout(Duration.ofSeconds(30), -5)).isEqualTo(Duration.ofMillis(1));
+        assertThat(Timing.giveBackTimeout(Duration.ofDays(1).toNanos())).isEqualTo(Duration.ofSeconds(5));
     }
 
     @Test

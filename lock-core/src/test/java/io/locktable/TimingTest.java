@@ -1,0 +1,111 @@
+package io.locktable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The rules that {@link Timing}'s ratios keep, checked for leases across the whole range. No engine. */
+class TimingTest {
+
+    static Stream<Duration> leases() {
+        return Stream.of(
+                Timing.MIN_LEASE,
+                Duration.ofMillis(1_500),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(6),
+                Duration.ofSeconds(30),
+                Duration.ofMinutes(5),
+                Duration.ofHours(1),
+                Timing.MAX_LEASE);
+    }
+
+    @ParameterizedTest
+    @MethodSource("leases")
+    void aLeaseRenewsThreeTimesBeforeItsHolderGivesItUp(Duration lease) {
+        long nanos = lease.toNanos();
+        long period = Timing.renewalPeriod(nanos);
+        long givesUp = nanos - Timing.expiryGuard(nanos);
+
+        assertThat(3 * period).as("three renewals fall due within the lease").isLessThanOrEqualTo(nanos);
+        assertThat(2 * period)
+                .as("the third renewal is due before the holder gives up")
+                .isLessThan(givesUp);
+        assertThat(Timing.expiryGuard(nanos))
+                .isPositive()
+                .isLessThanOrEqualTo(Duration.ofMillis(100).toNanos());
+    }
+
+    @ParameterizedTest
+    @MethodSource("leases")
+    void aRenewalIsReportedLateLongBeforeTheLeaseIsAtRiskAndWorkersGrowBeforeThat(Duration lease) {
+        long nanos = lease.toNanos();
+        long period = Timing.renewalPeriod(nanos);
+        long untilEndWhenDue = nanos - period;
+
+        assertThat(Timing.lateRenewal(nanos)).isLessThan(period);
+        assertThat(Timing.workerGrowth(untilEndWhenDue))
+                .as("a worker is added before the renewal is reported late")
+                .isLessThanOrEqualTo(Timing.lateRenewal(nanos));
+    }
+
+    @ParameterizedTest
+    @MethodSource("leases")
+    void aFailedRenewalIsTriedAgainSeveralTimesBeforeTheLeaseEnds(Duration lease) {
+        long left = lease.toNanos() - Timing.renewalPeriod(lease.toNanos());
+        for (int i = 0; i < 100; i++) {
+            long delay = Timing.renewalRetryDelay(left, ThreadLocalRandom.current());
+            assertThat(delay)
+                    .isBetween(
+                            Duration.ofMillis(25).toNanos(),
+                            Duration.ofSeconds(1).toNanos());
+            assertThat(delay).isLessThan(left / 2);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("leases")
+    void aWaitingAcquirePollsEveryThirdOfTheHoldersLeaseAtMostEveryTenSecondsAndNeverPastItsDue(Duration lease) {
+        long nanos = lease.toNanos();
+        for (int i = 0; i < 100; i++) {
+            long pause = Timing.pollPause(nanos, nanos, ThreadLocalRandom.current());
+            long interval = Math.min(nanos / 3, Duration.ofSeconds(10).toNanos());
+            assertThat(pause).isBetween(interval, interval + interval / 10);
+            assertThat(Timing.pollPause(nanos, 1_000, ThreadLocalRandom.current()))
+                    .as("no later than just after the holder falls due")
+                    .isLessThanOrEqualTo(1_000 + Duration.ofMillis(10).toNanos());
+        }
+        assertThat(Timing.pollPause(-1, -1, ThreadLocalRandom.current()))
+                .as("holder unknown: a short pause")
+                .isBetween(
+                        Duration.ofMillis(50).toNanos(), Duration.ofMillis(100).toNanos());
+    }
+
+    @ParameterizedTest
+    @MethodSource("leases")
+    void noRequestOutlastsTheLeaseItServesNorTheCallersWait(Duration lease) {
+        long unbounded = Long.MAX_VALUE;
+        assertThat(Timing.renewalTimeout(lease.toNanos())).isLessThanOrEqualTo(lease);
+        assertThat(Timing.readTimeout(lease, unbounded)).isLessThanOrEqualTo(lease);
+        assertThat(Timing.releaseTimeout(lease)).isLessThanOrEqualTo(lease);
+        assertThat(Timing.acquireTimeout(lease, unbounded))
+                .as("a late answer still tells of a lease that has ended")
+                .isGreaterThanOrEqualTo(Timing.LONGEST.compareTo(lease) < 0 ? Timing.LONGEST : lease)
+                .isLessThanOrEqualTo(Timing.LONGEST);
+        assertThat(Timing.acquireTimeout(lease, Duration.ofMillis(300).toNanos()))
+                .isEqualTo(Duration.ofMillis(300));
+        assertThat(Timing.leaderRetry(lease)).isEqualTo(Timing.renewalPeriod(lease.toNanos()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("leases")
+    void theLeaseRangeIsOneRule(Duration lease) {
+        assertThat(Timing.isLease(lease)).isTrue();
+        assertThat(LockTable.isLeaseDuration(lease)).isTrue();
+        assertThat(Timing.isLease(lease.minusNanos(1))).isEqualTo(!lease.equals(Timing.MIN_LEASE));
+        assertThat(Timing.isLease(lease.plusNanos(1))).isEqualTo(!lease.equals(Timing.MAX_LEASE));
+    }
+}
