@@ -17,8 +17,8 @@
  *       random record version at each acquire and renewal), {@code fence} (raised by one at each acquire, never
  *       lowered; an item without one starts above the highest fence this table knows for the lock), {@code leaseMs}, and optionally {@code holder} and a time-to-live attribute. An item at that key
  *       that is not such an item is never written ({@link io.locktable.LockItemConflictException}).
- *   <li><b>Acquire a lock not seen held.</b> One conditional {@code UpdateItem}: set owner, rvn and lease, {@code ADD
- *       fence 1}, on the condition that the item has no owner and is a lock item. A retry of the SDK whose first
+ *   <li><b>Acquire a lock not seen held.</b> One conditional {@code UpdateItem}: set owner, rvn and lease, {@code SET
+ *       fence = if_not_exists(fence, :highestKnown) + 1}, on the condition that the item has no owner and is a lock item. A retry of the SDK whose first
  *       attempt was applied fails its condition on this very write: seen as the owner and rvn just sent, it is a
  *       success.
  *   <li><b>A refused acquire.</b> The condition failure shows the holder (the item returned with it, or one
