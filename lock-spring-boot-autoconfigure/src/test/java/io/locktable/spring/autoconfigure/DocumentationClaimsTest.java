@@ -1,0 +1,60 @@
+package io.locktable.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the READMEs say on a user's first day: that nothing is on a registry yet and the artifacts are installed from
+ * source first, in their first lines.
+ */
+class DocumentationClaimsTest {
+
+    private static final Path ROOT = Path.of("..");
+    private static final Path README = ROOT.resolve("README.md");
+    private static final Path STARTER = ROOT.resolve("lock-spring-boot-starter/README.md");
+    private static final Path TEST_SUPPORT = ROOT.resolve("lock-spring-boot-test/README.md");
+    private static final String INSTALL = "`./mvnw -B install -DskipTests`";
+
+    @Test
+    void theMainReadmeSaysInItsFirstLinesThatTheArtifactsAreInstalledFromSource() throws IOException {
+        List<String> lines = Files.readAllLines(README);
+        String first = String.join("\n", lines.subList(0, 16));
+
+        assertThat(first).contains("Nothing is on a\nregistry").contains(INSTALL);
+        int commands = lines.indexOf("```bash");
+        assertThat(lines.subList(0, commands))
+                .as("no command before the demo's and the tests'")
+                .noneMatch(line -> line.contains("./mvnw") || line.contains("./demo.sh"));
+        assertThat(lines.subList(commands, commands + 4))
+                .containsExactly(
+                        "```bash",
+                        "./demo.sh          # the demo: four instances; leaders killed (SIGKILL), stopped (SIGTERM) and"
+                                + " frozen (SIGSTOP)",
+                        "./mvnw -B verify   # the tests: builds everything and runs the suite against a local dynalite",
+                        "```");
+    }
+
+    @Test
+    void theOtherReadmesSayItInTheirFirstLines() throws IOException {
+        List<Path> readmes = new ArrayList<>(List.of(STARTER, TEST_SUPPORT));
+        try (Stream<Path> samples = Files.walk(ROOT.resolve("samples"))) {
+            samples.filter(path -> path.getFileName().toString().equalsIgnoreCase("README.md"))
+                    .filter(path -> !path.toString().contains("target"))
+                    .forEach(readmes::add);
+        }
+        for (Path readme : readmes) {
+            List<String> lines = Files.readAllLines(readme);
+            assertThat(String.join(" ", lines.subList(0, Math.min(6, lines.size()))))
+                    .as(readme.toString())
+                    .contains("Not on a registry yet")
+                    .contains(INSTALL);
+        }
+    }
+}
