@@ -147,9 +147,9 @@ abstract class LockAnnotationAdvisor<T, R> extends AbstractPointcutAdvisor
 
     /**
      * Matches the methods that carry the annotation (on the method, inherited, or as a meta-annotation), and refuses
-     * a class with one the proxy cannot intercept (private, static, final) with the starter's description: the auto-proxy creator
-     * asks while it looks at each bean, before {@code @Scheduled}'s post-processor, which would otherwise fail first
-     * with Spring's message about a method found on the proxy.
+     * a class with one the proxy cannot intercept (private, static, final) with the starter's description: the
+     * auto-proxy creator asks while it looks at each bean, before {@code @Scheduled}'s post-processor, which would
+     * otherwise fail first with Spring's message about a method found on the proxy.
      */
     private static final class InterceptablePointcut extends StaticMethodMatcherPointcut {
 
