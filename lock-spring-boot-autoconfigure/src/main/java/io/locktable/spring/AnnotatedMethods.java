@@ -58,6 +58,9 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
     final String label;
 
     private final Map<MethodClassKey, T> cache = new ConcurrentHashMap<>();
+    /** The classes whose annotated methods the proxy can all intercept. */
+    private final Set<Class<?>> interceptable = ConcurrentHashMap.newKeySet();
+
     private volatile @Nullable Environment environment;
 
     AnnotatedMethods(Class<A> type) {
@@ -185,6 +188,32 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
                             + " it), or take a lock for the work itself with LockTable.tryAcquire and release it when"
                             + " the work completes.");
         }
+        checkInterceptable(method, where);
+    }
+
+    /**
+     * Checks that the proxy can intercept every annotated method of a class, once per class; called by the advisor's
+     * pointcut when the auto-proxy creator looks at a bean, so before any other post-processor (such as {@code
+     * @Scheduled}'s, which would refuse a private method found on a proxy in words of its own) sees the bean.
+     *
+     * @throws MethodDeclarationException for a private, static or final method
+     */
+    void checkInterceptable(Class<?> targetClass) {
+        Class<?> userClass = ClassUtils.getUserClass(targetClass);
+        if (interceptable.contains(userClass)) {
+            return;
+        }
+        for (Method method : annotated(userClass).keySet()) {
+            checkInterceptable(method, userClass.getName() + "." + method.getName() + "()");
+        }
+        interceptable.add(userClass);
+    }
+
+    /**
+     * A class-based proxy intercepts public, protected and package-private methods that are not final; an
+     * interface-based one the methods of the bean's interfaces.
+     */
+    private void checkInterceptable(Method method, String where) {
         int modifiers = method.getModifiers();
         if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
             throw new MethodDeclarationException(
@@ -192,7 +221,8 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
                             + Modifier.toString(modifiers & (Modifier.PRIVATE | Modifier.STATIC | Modifier.FINAL))
                             + ": the proxy that " + checkedBy() + " cannot intercept it, so it would run on every"
                             + " instance.",
-                    "Make it a public, non-final instance method of the bean, called through the bean.");
+                    "Make it a public, protected or package-private instance method of the bean that is not final,"
+                            + " called through the bean.");
         }
     }
 

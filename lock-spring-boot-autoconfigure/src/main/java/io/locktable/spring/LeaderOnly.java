@@ -46,8 +46,8 @@ import org.springframework.core.annotation.AliasFor;
  * }
  * }</pre>
  *
- * <p><b>Where it works.</b> On public methods of Spring beans called through the bean's proxy, and so on {@code
- * @Scheduled} methods. The proxy is interface-based or class-based as {@code spring.aop.proxy-target-class} says
+ * <p><b>Where it works.</b> On public, protected and package-private methods of Spring beans, not final, called
+ * through the bean's proxy, and so on {@code @Scheduled} methods; a private, static or final one fails startup. The proxy is interface-based or class-based as {@code spring.aop.proxy-target-class} says
  * (class-based by default); on an interface-based proxy only the methods of the bean's interfaces are checked. A
  * call from the bean to itself ({@code this.sweep()}) bypasses the proxy and is not checked. With {@code locktable.leader.enabled=false} there is no {@link LeaderRunner}: this instance
  * never leads, and every call is skipped.

@@ -1,6 +1,7 @@
 package io.locktable.spring;
 
 import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -12,7 +13,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.aop.support.annotation.AnnotationMethodMatcher;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -58,7 +60,7 @@ abstract class LockAnnotationAdvisor<T, R> extends AbstractPointcutAdvisor
         this.methods = methods;
         this.defaultLeaseDuration = Objects.requireNonNull(defaultLeaseDuration, "defaultLeaseDuration");
         this.leadEverything = leadEverything;
-        this.pointcut = new AnnotationMatchingPointcut(null, annotation, true);
+        this.pointcut = new InterceptablePointcut(new AnnotationMethodMatcher(annotation, true), methods);
         this.interceptor = interceptor.apply(this::runtime);
         setOrder(ORDER);
     }
@@ -142,6 +144,43 @@ abstract class LockAnnotationAdvisor<T, R> extends AbstractPointcutAdvisor
 
     /** The WARN when the context has no runtime bean, with {@code {}} for the names. */
     abstract String withoutRuntime();
+
+    /**
+     * Matches the methods that carry the annotation (on the method, inherited, or as a meta-annotation), and refuses
+     * a class with one the proxy cannot intercept (private, static, final) with the starter's description: the
+     * auto-proxy creator asks while it looks at each bean, before {@code @Scheduled}'s post-processor, which would
+     * otherwise fail first with Spring's message about a method found on the proxy.
+     */
+    private static final class InterceptablePointcut extends StaticMethodMatcherPointcut {
+
+        private final AnnotationMethodMatcher annotated;
+        private final AnnotatedMethods<?, ?> methods;
+
+        InterceptablePointcut(AnnotationMethodMatcher annotated, AnnotatedMethods<?, ?> methods) {
+            this.annotated = annotated;
+            this.methods = methods;
+        }
+
+        @Override
+        public boolean matches(Method method, Class<?> targetClass) {
+            if (!annotated.matches(method, targetClass)) {
+                return false;
+            }
+            // the auto-proxy creator stops at the first method that matches: check the class's others now too
+            methods.checkInterceptable(targetClass == null ? method.getDeclaringClass() : targetClass);
+            return true;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof InterceptablePointcut pointcut && annotated.equals(pointcut.annotated);
+        }
+
+        @Override
+        public int hashCode() {
+            return annotated.hashCode();
+        }
+    }
 
     /** The runtime bean, looked up once it exists: null when the context has none (or several). */
     final R runtime() {

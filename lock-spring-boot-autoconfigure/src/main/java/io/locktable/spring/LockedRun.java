@@ -38,7 +38,7 @@ import org.springframework.core.annotation.AliasFor;
  * skipped and fails startup; so does a method whose work runs after it returned (a {@code CompletionStage} or other
  * {@code Future}, a reactive type, a Kotlin suspend function), a private, static or final method, and a method that
  * also carries {@code @LeaderOnly}. It may be a meta-annotation of an annotation of your own, whose attributes stand
- * for its own with {@link AliasFor @AliasFor}. It works on public methods of beans called through the bean's proxy;
+ * for its own with {@link AliasFor @AliasFor}. It works on public, protected and package-private methods of beans called through the bean's proxy;
  * a call from the bean to itself bypasses the proxy and is not locked.
  *
  * <p><b>A lost lease.</b> Holding the lock when the run starts is no promise about its end: a run can lose its lease

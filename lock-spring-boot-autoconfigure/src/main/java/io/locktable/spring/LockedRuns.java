@@ -175,7 +175,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         try {
             acquired = locks.tryAcquire(target.name(), target.leaseDuration());
         } catch (RuntimeException e) {
-            perName.failed(target, e);
+            perName.failed(target, locks.tableName(), e);
             return skip(target, method, perName, LockedRunSkippedEvent.Reason.ERROR);
         }
         perName.answered(target);
@@ -330,14 +330,22 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         final LongAdder skipped = new LongAdder();
         final AtomicInteger failuresInRow = new AtomicInteger();
 
-        void failed(LockedRunMethods.Target target, RuntimeException error) {
+        /**
+         * Logs a failed acquire: the first of a row as one WARN line with the cause and what to check (the SDK's
+         * exception of an unreachable endpoint carries a stack with a suppressed exception per attempt, hundreds of
+         * lines), its stack at DEBUG; the later ones of the row at DEBUG.
+         */
+        void failed(LockedRunMethods.Target target, String table, RuntimeException error) {
             if (failuresInRow.incrementAndGet() == 1) {
                 log.warn(
-                        "@LockedRun '{}' ({}): could not take the lock, the call is skipped; later failures of a row"
-                                + " are logged at DEBUG",
+                        "@LockedRun '{}' ({}): could not take the lock in table '{}', the call is skipped: {}. Check"
+                                + " that DynamoDB answers at the client's endpoint and region, and the client's"
+                                + " credentials and permissions; later failures of a row are logged at DEBUG",
                         target.name(),
                         target.method(),
-                        error);
+                        table,
+                        oneLine(error));
+                log.debug("@LockedRun '{}': the failed acquire", target.name(), error);
             } else {
                 log.debug(
                         "@LockedRun '{}' failed again ({} in a row): {}",
@@ -345,6 +353,11 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                         failuresInRow,
                         error.toString());
             }
+        }
+
+        /** An exception as one line: its type and message, line breaks folded. */
+        private static String oneLine(Throwable error) {
+            return error.toString().replaceAll("\\s*\\R\\s*", " ");
         }
 
         void answered(LockedRunMethods.Target target) {

@@ -11,8 +11,9 @@ import org.springframework.util.ClassUtils;
 
 /**
  * The test mode {@code locktable.test.lead-everything=true}: every {@code @LeaderOnly} and {@code @LockedRun} call
- * runs, with no lock taken and no lease bound, and the starter builds no {@code DynamoDbClient}, {@code LockTable}
- * or runner, so an application's tests start without any engine.
+ * runs, with no lock taken and no lease bound, and the starter builds no {@code LockTable} or runner, so an
+ * application's tests start without any engine. It still builds the {@code DynamoDbClient} when the context has
+ * none, as the application's own beans inject it; building it sends no request.
  *
  * <p>It is honoured only when the marker class {@value #MARKER} is on the class path: it ships in {@code
  * lock-spring-boot-test}, a test-scoped dependency, so an application packaged for production does not have it, and

@@ -39,8 +39,8 @@ public final class LeaderOnlyAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(LockTable.class)
     @ConditionalOnBooleanProperty(name = "locktable.leader.enabled", matchIfMissing = true)
-    LeaderRunner leaderRunner(LockTable lockTable, LockTableProperties properties) {
-        return new LeaderRunner(lockTable, DurationProperties.shutdownTimeout(properties));
+    LeaderRunner leaderRunner(LockTable lockTable, LockTableProperties properties, Environment environment) {
+        return new LeaderRunner(lockTable, DurationProperties.shutdownTimeout(properties, environment));
     }
 
     @Bean
@@ -51,7 +51,7 @@ public final class LeaderOnlyAutoConfiguration {
             Environment environment,
             ConfigurableListableBeanFactory beanFactory) {
         return new LeaderOnlyAdvisor(
-                () -> DurationProperties.leaseDuration(properties.getObject()),
+                () -> DurationProperties.leaseDuration(properties.getObject(), environment),
                 LeadEverything.check(environment, beanFactory.getBeanClassLoader()));
     }
 }

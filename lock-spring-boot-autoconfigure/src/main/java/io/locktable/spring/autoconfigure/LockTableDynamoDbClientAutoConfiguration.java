@@ -1,14 +1,18 @@
 package io.locktable.spring.autoconfigure;
 
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.regions.providers.AwsProfileRegionProvider;
+import software.amazon.awssdk.regions.providers.AwsRegionProviderChain;
+import software.amazon.awssdk.regions.providers.SystemSettingsRegionProvider;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
@@ -17,14 +21,17 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
  * LockTableConnectionDetails} say: a bean of the application's or of {@code @ServiceConnection}, else {@code
  * locktable.dynamodb.endpoint} and {@code locktable.dynamodb.region} when set, otherwise the SDK's default region
  * chain; the default credentials chain unless the connection details give credentials. Ordered after Spring Cloud
- * AWS's DynamoDB auto-configuration, whose client is used when it is there. Off in the test mode {@code
- * locktable.test.lead-everything}.
+ * AWS's DynamoDB auto-configuration, whose client is used when it is there.
+ *
+ * <p>Also built in the test mode {@code locktable.test.lead-everything}, where the starter builds no lock table: the
+ * application's own beans inject the client, and building it sends no request. There a client without a region set
+ * takes the region of {@code aws.region}, {@code AWS_REGION} or the AWS profile, else {@code us-east-1}, so that a
+ * test starts on a machine without any AWS settings, and never waits on instance metadata for one.
  */
 @AutoConfiguration(afterName = "io.awspring.cloud.autoconfigure.dynamodb.DynamoDbAutoConfiguration")
 @ConditionalOnClass(DynamoDbClient.class)
 @EnableConfigurationProperties(LockTableProperties.class)
 @ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
-@Conditional(LeadEverything.Off.class)
 public final class LockTableDynamoDbClientAutoConfiguration {
 
     LockTableDynamoDbClientAutoConfiguration() {}
@@ -37,7 +44,10 @@ public final class LockTableDynamoDbClientAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DynamoDbClient dynamoDbClient(LockTableConnectionDetails connection) {
+    DynamoDbClient dynamoDbClient(
+            LockTableConnectionDetails connection,
+            Environment environment,
+            ConfigurableListableBeanFactory beanFactory) {
         DynamoDbClientBuilder builder = DynamoDbClient.builder();
         if (connection.getEndpoint() != null) {
             builder.endpointOverride(connection.getEndpoint());
@@ -45,6 +55,8 @@ public final class LockTableDynamoDbClientAutoConfiguration {
         String region = connection.getRegion();
         if (region != null && !region.isBlank()) {
             builder.region(Region.of(region.trim()));
+        } else if (LeadEverything.isOn(environment, beanFactory.getBeanClassLoader())) {
+            builder.region(testRegion());
         }
         if (connection.getCredentialsProvider() != null) {
             builder.credentialsProvider(connection.getCredentialsProvider());
@@ -56,6 +68,19 @@ public final class LockTableDynamoDbClientAutoConfiguration {
                     "The DynamoDB client for the locks could not be built: " + e.getMessage(),
                     "Set locktable.dynamodb.region (or AWS_REGION), or define a DynamoDbClient bean of your own.",
                     e);
+        }
+    }
+
+    /**
+     * The region of a client in the test mode: that of the system property, the environment variable or the AWS
+     * profile, else {@code us-east-1}; never instance metadata, which the SDK's default chain would wait on.
+     */
+    private static Region testRegion() {
+        try {
+            return new AwsRegionProviderChain(new SystemSettingsRegionProvider(), new AwsProfileRegionProvider())
+                    .getRegion();
+        } catch (SdkClientException e) {
+            return Region.US_EAST_1;
         }
     }
 }

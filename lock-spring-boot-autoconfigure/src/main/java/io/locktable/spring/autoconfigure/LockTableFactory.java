@@ -197,17 +197,25 @@ final class LockTableFactory {
                             + " writing region.",
                     e);
         } catch (SdkClientException e) {
+            // one line with the cause and what to check: the SDK's exception of an unreachable endpoint carries a
+            // suppressed exception per attempt, hundreds of lines of stack; those are at DEBUG
             log.warn(
-                    "Could not check the lock table '{}' at startup{}: {}. Locks and leaderships retry until it answers",
+                    "Could not check the lock table '{}' at startup{}: {}. Check that DynamoDB answers there"
+                            + " (locktable.dynamodb.endpoint and locktable.dynamodb.region when the starter builds"
+                            + " the client) and that the client has credentials; the application starts, and locks"
+                            + " and leaderships retry until it answers",
                     locks.tableName(),
                     endpoint(client),
-                    e.toString());
+                    oneLine(e));
+            log.debug("Could not check the lock table '{}' at startup", locks.tableName(), e);
         } catch (DynamoDbException e) {
             if (e.isThrottlingException() || e.statusCode() >= 500) {
                 log.warn(
-                        "Could not check the lock table '{}' at startup: {}. Locks and leaderships retry",
+                        "Could not check the lock table '{}' at startup: {}. DynamoDB throttled or failed the"
+                                + " request; the application starts, and locks and leaderships retry",
                         locks.tableName(),
-                        e.toString());
+                        oneLine(e));
+                log.debug("Could not check the lock table '{}' at startup", locks.tableName(), e);
                 return;
             }
             throw new LockTableConfigurationException(
@@ -255,6 +263,11 @@ final class LockTableFactory {
                 .attributeName(name)
                 .attributeType(ScalarAttributeType.S)
                 .build());
+    }
+
+    /** An exception as one line: its type and message, line breaks folded. */
+    private static String oneLine(Throwable error) {
+        return error.toString().replaceAll("\\s*\\R\\s*", " ");
     }
 
     private static String endpoint(DynamoDbClient client) {

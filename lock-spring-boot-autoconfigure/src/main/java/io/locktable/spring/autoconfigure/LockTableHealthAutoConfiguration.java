@@ -13,6 +13,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * The {@code locktable} health indicator ({@link LockTableHealthIndicator}), when Spring Boot's health module is on
@@ -37,13 +38,14 @@ public final class LockTableHealthAutoConfiguration {
     LockTableHealthIndicator locktableHealthIndicator(
             ObjectProvider<LockTable> lockTable,
             ObjectProvider<LeaderRunner> leaderRunner,
-            LockTableProperties properties) {
+            LockTableProperties properties,
+            Environment environment) {
         LockTableProperties.Health health = properties.getHealth();
         return new LockTableHealthIndicator(
                 lockTable::getIfUnique,
                 leaderRunner::getIfUnique,
-                DurationProperties.positive("locktable.health.probe-interval", health.getProbeInterval()),
-                DurationProperties.positive("locktable.health.timeout", health.getTimeout()),
-                DurationProperties.notNegative("locktable.health.down-after", health.getDownAfter()));
+                DurationProperties.positive(environment, "locktable.health.probe-interval", health.getProbeInterval()),
+                DurationProperties.positive(environment, "locktable.health.timeout", health.getTimeout()),
+                DurationProperties.notNegative(environment, "locktable.health.down-after", health.getDownAfter()));
     }
 }

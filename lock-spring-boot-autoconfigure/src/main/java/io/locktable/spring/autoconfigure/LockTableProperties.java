@@ -50,7 +50,7 @@ public final class LockTableProperties {
 
     /**
      * How long a leader's lease lasts without a renewal, from 1s to 1d, for @LeaderOnly methods that set none. A
-     * number without a unit is in seconds.
+     * number without a unit is in seconds; one of 1000 or more, surely meant in milliseconds, stops startup.
      */
     @DurationUnit(ChronoUnit.SECONDS)
     private Duration leaseDuration = Duration.ofSeconds(30);
@@ -303,7 +303,7 @@ public final class LockTableProperties {
          * How long stopping the leader runner may take at most, when the application shuts down: waiting for the
          * @LeaderOnly calls in flight, then releasing the leases (for every name at once). A lease still held then is
          * released when the lock table closes. Keep it below spring.lifecycle.timeout-per-shutdown-phase. A number
-         * without a unit is in seconds.
+         * without a unit is in seconds; one of 1000 or more, surely meant in milliseconds, stops startup.
          */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration shutdownTimeout = Duration.ofSeconds(20);
@@ -350,21 +350,23 @@ public final class LockTableProperties {
 
         /**
          * How long the outcome of a request to the lock table (or of the health check's own DescribeTable) stands
-         * before a health check asks the table again. A number without a unit is in seconds.
+         * before a health check asks the table again. A number without a unit is in seconds; one of 1000 or more,
+         * surely meant in milliseconds, stops startup.
          */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration probeInterval = Duration.ofSeconds(10);
 
         /**
          * How long a health check waits for the table's answer to its DescribeTable; no answer counts as a failure.
-         * A number without a unit is in seconds.
+         * A number without a unit is in seconds; one of 1000 or more, surely meant in milliseconds, stops startup.
          */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration timeout = Duration.ofSeconds(2);
 
         /**
          * How long requests to the lock table, or a leadership, must keep failing without a success before the
-         * indicator reports DOWN; until then it reports UP with the error. A number without a unit is in seconds.
+         * indicator reports DOWN; until then it reports UP with the error. A number without a unit is in seconds; one of 1000 or more,
+         * surely meant in milliseconds, stops startup.
          */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration downAfter = Duration.ofSeconds(30);

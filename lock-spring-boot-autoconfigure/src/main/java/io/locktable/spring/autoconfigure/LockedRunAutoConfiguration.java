@@ -36,8 +36,8 @@ public final class LockedRunAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(LockTable.class)
-    LockedRuns lockedRuns(LockTable lockTable, LockTableProperties properties) {
-        return new LockedRuns(lockTable, DurationProperties.shutdownTimeout(properties));
+    LockedRuns lockedRuns(LockTable lockTable, LockTableProperties properties, Environment environment) {
+        return new LockedRuns(lockTable, DurationProperties.shutdownTimeout(properties, environment));
     }
 
     @Bean
@@ -48,7 +48,7 @@ public final class LockedRunAutoConfiguration {
             Environment environment,
             ConfigurableListableBeanFactory beanFactory) {
         return new LockedRunAdvisor(
-                () -> DurationProperties.leaseDuration(properties.getObject()),
+                () -> DurationProperties.leaseDuration(properties.getObject(), environment),
                 LeadEverything.isOn(environment, beanFactory.getBeanClassLoader()));
     }
 }

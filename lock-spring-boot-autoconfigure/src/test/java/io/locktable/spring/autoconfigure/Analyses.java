@@ -3,6 +3,7 @@ package io.locktable.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.core.io.support.SpringFactoriesLoader;
@@ -18,9 +19,30 @@ final class Analyses {
                 .load(FailureAnalyzer.class, null, SpringFactoriesLoader.FailureHandler.handleMessage((m, e) -> {}));
     }
 
+    /** The registered analyzers, given the bean factory of the failed context as Spring Boot gives it. */
+    static List<FailureAnalyzer> registered(BeanFactory beanFactory) {
+        return SpringFactoriesLoader.forDefaultResourceLocation(Analyses.class.getClassLoader())
+                .load(
+                        FailureAnalyzer.class,
+                        SpringFactoriesLoader.ArgumentResolver.of(BeanFactory.class, beanFactory),
+                        SpringFactoriesLoader.FailureHandler.handleMessage((m, e) -> {}));
+    }
+
     /** The analysis of the first registered LockTable analyzer that recognises the failure. */
     static FailureAnalysis of(Throwable failure) {
-        for (FailureAnalyzer analyzer : registered()) {
+        return of(failure, registered());
+    }
+
+    /**
+     * The analysis of the first registered LockTable analyzer that recognises the failure, those that need the bean
+     * factory of the failed context included.
+     */
+    static FailureAnalysis of(Throwable failure, BeanFactory beanFactory) {
+        return of(failure, registered(beanFactory));
+    }
+
+    private static FailureAnalysis of(Throwable failure, List<FailureAnalyzer> analyzers) {
+        for (FailureAnalyzer analyzer : analyzers) {
             if (!analyzer.getClass().getName().startsWith("io.locktable.")) {
                 continue;
             }

@@ -19,8 +19,10 @@ package io.locktable.spring.test;
  * }</pre>
  *
  * <p>In this mode every {@code @LeaderOnly} and {@code @LockedRun} call runs, on the caller's thread, and the starter
- * builds no {@code DynamoDbClient}, {@code LockTable}, {@code LeaderRunner} or {@code LockedRuns}, so a test needs
- * no engine and no {@code locktable.table-name}. No lock is taken, so {@code Lease.current()} is empty inside the
+ * builds no {@code LockTable}, {@code LeaderRunner} or {@code LockedRuns}, so a test needs no engine and no {@code
+ * locktable.table-name}. It still builds the {@code DynamoDbClient} (when the context has none) that the
+ * application's beans inject, as in production; building it sends no request, and without {@code
+ * locktable.dynamodb.region} it takes the region of {@code AWS_REGION} or the AWS profile, else {@code us-east-1}. No lock is taken, so {@code Lease.current()} is empty inside the
  * calls, no run events are published and no meters recorded: code that fences its writes with the lease needs a
  * real engine (lock-test's dynalite or moto, or a container). The declarations are checked as in production: a
  * {@code @LockedRun} method returning a primitive still fails startup.

@@ -21,7 +21,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * The test mode {@code locktable.test.lead-everything}: with this module on the class path, every call runs without
- * any engine, table or client; without it (the marker class filtered out, as in production), the property changes
+ * any engine or table (the {@code DynamoDbClient} is built, as the application's beans inject it); without it (the marker class filtered out, as in production), the property changes
  * nothing. It needs no engine, so it starts none.
  */
 class LeadEverythingTest {
@@ -35,11 +35,12 @@ class LeadEverythingTest {
             .withBean(Jobs.class);
 
     @Test
-    void everyCallRunsWithoutAnyEngineTableOrClient() {
+    void everyCallRunsWithoutAnyEngineOrTable() {
         runner.withPropertyValues(LockTableTestMode.PROPERTY + "=true").run(context -> {
             assertThat(context)
                     .hasNotFailed()
-                    .doesNotHaveBean(DynamoDbClient.class)
+                    .as("built for the application's beans, which inject it; building it sends nothing")
+                    .hasSingleBean(DynamoDbClient.class)
                     .doesNotHaveBean(LockTable.class)
                     .doesNotHaveBean(LeaderRunner.class)
                     .doesNotHaveBean(LockedRuns.class);

@@ -1,0 +1,98 @@
+package io.locktable.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.locktable.LockTable;
+import java.net.URI;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * Two unmarked {@code DynamoDbClient} beans: the starter configures no lock table, and a bean that needs one stops
+ * startup with a description naming both clients and saying how to mark one, instead of Spring's "required a bean
+ * of type LockTable". No request is sent before that, so no engine is started.
+ */
+class MissingLockTableFailureAnalyzerTest {
+
+    private final AtomicReference<ConfigurableListableBeanFactory> beanFactory = new AtomicReference<>();
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withInitializer(context -> beanFactory.set(context.getBeanFactory()))
+            .withConfiguration(AutoConfigurations.of(
+                    LockTableDynamoDbClientAutoConfiguration.class,
+                    LockTableAutoConfiguration.class,
+                    LeaderOnlyAutoConfiguration.class,
+                    LockedRunAutoConfiguration.class))
+            .withPropertyValues("locktable.table-name=Locks")
+            .withUserConfiguration(TwoClients.class)
+            .withBean("sweeper", NeedsLocks.class);
+
+    @Test
+    void aBeanThatNeedsTheLockTableBesideTwoUnmarkedClientsIsToldToMarkOne() {
+        runner.run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = Analyses.of(context.getStartupFailure(), beanFactory.get());
+            assertThat(analysis.getDescription())
+                    .isEqualTo("The bean 'sweeper' needs a LockTable, but no LockTable"
+                            + " was configured: the context has 2 DynamoDbClient beans, 'orders' and 'billing', none"
+                            + " of them marked @LockTableDynamoDbClient or @Primary, so the starter cannot tell which"
+                            + " one the locks should use.");
+            assertThat(analysis.getAction())
+                    .startsWith("Mark the DynamoDbClient the locks should use with @LockTableDynamoDbClient")
+                    .contains("or mark one of 'orders' and 'billing' with @Primary")
+                    .endsWith("or define a LockTable bean of your own.");
+        });
+    }
+
+    @Test
+    void withOneMarkedPrimaryThereIsNoFailureToDescribe() {
+        runner.withUserConfiguration(PrimaryClient.class)
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LockTable.class));
+    }
+
+    /** The application's two clients, real ones, of an endpoint where nothing listens. */
+    @Configuration(proxyBeanMethods = false)
+    static class TwoClients {
+        @Bean
+        DynamoDbClient orders() {
+            return client();
+        }
+
+        @Bean
+        DynamoDbClient billing() {
+            return client();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PrimaryClient {
+        @Bean
+        @Primary
+        DynamoDbClient main() {
+            return client();
+        }
+    }
+
+    static DynamoDbClient client() {
+        return DynamoDbClient.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:9"))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .build();
+    }
+
+    /** A bean of the application that takes named locks. */
+    static class NeedsLocks {
+        NeedsLocks(LockTable locks) {}
+    }
+}
