@@ -51,6 +51,15 @@ final class LockRequests {
         return tableName;
     }
 
+    String partitionKey() {
+        return partitionKey;
+    }
+
+    @Nullable
+    String sortKey() {
+        return sortKey;
+    }
+
     Map<String, AttributeValue> key(String name) {
         Map<String, AttributeValue> key = new HashMap<>(2);
         key.put(partitionKey, AttributeValue.fromS(KEY_PREFIX + name));

@@ -136,12 +136,15 @@ public final class LockTable implements AutoCloseable {
             this.listeners = new Listeners(() -> fixedListeners, system.events());
             workers = system.workers();
         }
-        LockStore store = builder.store != null
-                ? builder.store
-                : new DynamoDbLockStore(
-                        Objects.requireNonNull(builder.client, "client"),
-                        new LockRequests(tableName, partitionKey, sortKey, options),
-                        listeners);
+        LockRequests requests = new LockRequests(tableName, partitionKey, sortKey, options);
+        LockStore store;
+        if (builder.store != null) {
+            store = builder.store;
+        } else if (builder.client == null) {
+            store = new MemoryLockStore(tableName, MemoryLockStore.Items.named(tableName), requests, options);
+        } else {
+            store = new DynamoDbLockStore(builder.client, requests, listeners);
+        }
         FenceHighWater fences = new FenceHighWater(tableName, listeners);
         this.fences = fences;
         this.keeper = new LeaseKeeper(store, clock, workers, listeners, owner, fences, handover::released);
@@ -162,6 +165,31 @@ public final class LockTable implements AutoCloseable {
      */
     public static Builder builder(DynamoDbClient client, String tableName, String partitionKey) {
         return new Builder(client, tableName, partitionKey);
+    }
+
+    /**
+     * Starts a lock table whose locks live in this JVM's memory instead of DynamoDB, for tests of code that takes
+     * locks: the protocol is the same (leases renew, a crashed holder is taken over after a lease, fencing tokens
+     * rise, {@link Lease#current()} is bound in a leader's work), and it sends no request. Every in-memory lock table
+     * of one name in the JVM shares the locks, as processes share a DynamoDB table, so two of them contend like two
+     * instances of a service; the locks of a name stay until the JVM exits, so give each test a name of its own.
+     * {@link Lease#transactWrite} checks the lease and accepts the other items without keeping them. lock-test's
+     * {@code InMemoryLockTable} adds virtual time and crashed processes on top of this.
+     *
+     * <pre>{@code
+     * LockTable first = LockTable.inMemory("orders-test").build();
+     * LockTable second = LockTable.inMemory("orders-test").build();
+     * Lease lease = first.tryAcquire("sweeper", Duration.ofSeconds(30)).orElseThrow();
+     * assert second.tryAcquire("sweeper", Duration.ofSeconds(30)).isEmpty();
+     * }</pre>
+     *
+     * @param tableName the name of the in-memory table, with the rules of {@link LockTableNames#checkTableName}
+     * @return a builder with partition key {@code pk}; {@link Builder#sortKey}, options, listeners and a clock may be
+     *     set as for DynamoDB
+     * @throws IllegalArgumentException if the name breaks the rules of {@link LockTableNames}
+     */
+    public static Builder inMemory(String tableName) {
+        return new Builder(null, null, tableName, "pk");
     }
 
     /**

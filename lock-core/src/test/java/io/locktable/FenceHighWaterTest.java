@@ -119,7 +119,7 @@ class FenceHighWaterTest {
     @Test
     void leasesReleasedOnePerNameLeaveNoMoreMarksThanTheBound() {
         ManualLockClock clock = new ManualLockClock(0);
-        LockTable locks = LockTable.Builder.over(new ScriptedLockStore(new ScriptedLockStore.Table()), "pk")
+        LockTable locks = LockTable.Builder.over(new ScriptedLockStore(), "pk")
                 .clock(clock)
                 .build();
         Lease held = locks.tryAcquire("held", Duration.ofSeconds(30)).orElseThrow();

@@ -15,7 +15,7 @@ class LeaseTimerTest {
     @Test
     void aThousandLeasesKeepOneTaskOnTheClockAndEachIsRenewedEveryThirdOfItsLease() {
         ManualLockClock clock = new ManualLockClock(Long.MAX_VALUE - LEASE.toNanos()); // wraps during the test
-        ScriptedLockStore store = new ScriptedLockStore(new ScriptedLockStore.Table());
+        ScriptedLockStore store = new ScriptedLockStore();
         LockTable locks = LockTable.Builder.over(store, "pk").clock(clock).build();
         List<Lease> leases = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {

@@ -33,7 +33,7 @@ class ProtocolDecisionTest {
 
     /** Two processes over one table, moving in step, one virtual second at a time. */
     static final class World {
-        final ScriptedLockStore.Table table = new ScriptedLockStore.Table();
+        final MemoryLockStore.Items table = new MemoryLockStore.Items();
         final ManualLockClock holderClock = new ManualLockClock(Long.MAX_VALUE - LEASE.toNanos());
         final ManualLockClock contenderClock = new ManualLockClock(-7);
         final ScriptedLockStore holderStore = new ScriptedLockStore(table);

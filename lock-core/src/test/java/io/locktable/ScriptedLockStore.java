@@ -7,21 +7,18 @@ import java.util.Deque;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.exception.SdkClientException;
-import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
-import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
-import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
-import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
 /**
- * One process's view of a lock table kept in memory, for tests of the protocol's decisions without any engine: the
- * conditions are those of {@link LockRequests}, evaluated on a {@link Table} that several processes share, and the
- * test scripts what the network does to each request of this process ({@link #script}).
+ * One process's view of an in-memory lock table, for tests of the protocol's decisions without any engine: the
+ * items and what each request does to them are {@link MemoryLockStore}'s (the conditions of {@link LockRequests}),
+ * shared by every process's store over the same {@link MemoryLockStore.Items}, and the test scripts what the network
+ * does to each request of this process ({@link #script}).
  */
 final class ScriptedLockStore implements LockStore {
 
@@ -46,29 +43,24 @@ final class ScriptedLockStore implements LockStore {
     /** Something happens while the request is on its way, before the table serves it (time passes, say). */
     record Meanwhile(Runnable action) implements Fault {}
 
-    /** The items of one table, shared by every process's store. */
-    static final class Table {
-        private final Map<String, StoredLock> items = new ConcurrentHashMap<>();
+    private static final String TABLE = "Scripted";
 
-        synchronized StoredLock get(String name) {
-            return items.get(name);
-        }
-
-        synchronized void put(StoredLock item) {
-            items.put(item.name(), item);
-        }
-    }
-
-    private final Table table;
+    private final MemoryLockStore table;
     private final Map<Op, Deque<Fault>> script = new EnumMap<>(Op.class);
     private final Map<Op, AtomicInteger> sent = new EnumMap<>(Op.class);
 
-    ScriptedLockStore(Table table) {
-        this.table = table;
+    ScriptedLockStore(MemoryLockStore.Items items) {
+        LockTableOptions options = LockTableOptions.defaults();
+        this.table = new MemoryLockStore(TABLE, items, new LockRequests(TABLE, "pk", null, options), options);
         for (Op op : Op.values()) {
             script.put(op, new ArrayDeque<>());
             sent.put(op, new AtomicInteger());
         }
+    }
+
+    /** A store over items of its own, for a test with one process. */
+    ScriptedLockStore() {
+        this(new MemoryLockStore.Items());
     }
 
     /** The next {@code times} requests of {@code op} meet {@code fault}, after those scripted before. */
@@ -86,120 +78,55 @@ final class ScriptedLockStore implements LockStore {
 
     @Override
     public String tableName() {
-        return "Scripted";
+        return TABLE;
     }
 
     @Override
     public AcquireAnswer acquire(
             String name,
-            String seenRvn,
+            @Nullable String seenRvn,
             String owner,
             String rvn,
             Duration lease,
             Instant now,
             long fenceFloor,
             Duration timeout) {
-        return serve(Op.ACQUIRE, () -> {
-            synchronized (table) {
-                StoredLock item = table.get(name);
-                boolean free = seenRvn == null && (item == null || item.owner() == null);
-                boolean due = seenRvn != null && item != null && seenRvn.equals(item.rvn());
-                if (free || due) {
-                    StoredLock mine = new StoredLock(
-                            name, owner, null, rvn, item == null ? fenceFloor + 1 : item.fence() + 1, lease.toMillis());
-                    table.put(mine);
-                    return new Granted(mine, false);
-                }
-                if (item != null && owner.equals(item.owner()) && rvn.equals(item.rvn())) {
-                    return new Granted(item, true); // as DynamoDbLockStore reads a retry of its own applied write
-                }
-                return new Refused(item);
-            }
-        });
+        return serve(Op.ACQUIRE, () -> table.acquire(name, seenRvn, owner, rvn, lease, now, fenceFloor, timeout));
     }
 
     @Override
-    public StoredLock read(String name, Duration timeout) {
-        return serve(Op.READ, () -> table.get(name));
+    public @Nullable StoredLock read(String name, Duration timeout) {
+        return serve(Op.READ, () -> table.read(name, timeout));
     }
 
     @Override
     public RenewAnswer renew(Lease lease, List<String> candidates, String newRvn, Duration timeout, Instant now) {
-        return serve(Op.RENEW, () -> {
-            synchronized (table) {
-                StoredLock item = table.get(lease.name());
-                if (!holds(item, lease) || !candidates.contains(item.rvn())) {
-                    return RenewAnswer.LOST;
-                }
-                table.put(new StoredLock(
-                        item.name(),
-                        item.owner(),
-                        null,
-                        newRvn,
-                        item.fence(),
-                        lease.duration().toMillis()));
-                return RenewAnswer.RENEWED;
-            }
-        });
+        return serve(Op.RENEW, () -> table.renew(lease, candidates, newRvn, timeout, now));
     }
 
     @Override
     public ReleaseAnswer release(Lease lease, Duration timeout) {
-        return serve(Op.RELEASE, () -> {
-            synchronized (table) {
-                StoredLock item = table.get(lease.name());
-                if (holds(item, lease)) {
-                    table.put(withoutOwner(item));
-                    return ReleaseAnswer.RELEASED;
-                }
-                boolean ownRetry = item != null && item.owner() == null && item.fence() == lease.fencingToken();
-                return ownRetry ? ReleaseAnswer.RELEASED : ReleaseAnswer.NOT_OURS;
-            }
-        });
+        return serve(Op.RELEASE, () -> table.release(lease, timeout));
     }
 
     @Override
     public boolean giveBack(String name, String owner, String rvn, Duration timeout) {
-        return serve(Op.GIVE_BACK, () -> {
-            synchronized (table) {
-                StoredLock item = table.get(name);
-                if (item != null && owner.equals(item.owner()) && rvn.equals(item.rvn())) {
-                    table.put(withoutOwner(item));
-                    return true;
-                }
-                return false;
-            }
-        });
+        return serve(Op.GIVE_BACK, () -> table.giveBack(name, owner, rvn, timeout));
     }
 
     @Override
     public TransactWriteItem heldCheck(Lease lease) {
-        return TransactWriteItem.builder()
-                .conditionCheck(c -> c.tableName(tableName()).conditionExpression(LockRequests.HELD_CONDITION))
-                .build();
+        return table.heldCheck(lease);
     }
 
     @Override
     public void transactWrite(Lease lease, List<TransactWriteItem> items) {
-        if (!holds(table.get(lease.name()), lease)) {
-            throw TransactionCanceledException.builder()
-                    .message("Transaction cancelled")
-                    .cancellationReasons(CancellationReason.builder()
-                            .code("ConditionalCheckFailed")
-                            .build())
-                    .build();
-        }
+        table.transactWrite(lease, items);
     }
 
     @Override
     public TableDescription describe() {
-        return TableDescription.builder()
-                .tableName(tableName())
-                .keySchema(KeySchemaElement.builder()
-                        .attributeName("pk")
-                        .keyType(KeyType.HASH)
-                        .build())
-                .build();
+        return table.describe();
     }
 
     private <T> T serve(Op op, Supplier<T> apply) {
@@ -219,13 +146,5 @@ final class ScriptedLockStore implements LockStore {
             throw SdkClientException.create("scripted: the answer was lost");
         }
         return answer;
-    }
-
-    private static boolean holds(StoredLock item, Lease lease) {
-        return item != null && lease.owner().equals(item.owner()) && item.fence() == lease.fencingToken();
-    }
-
-    private static StoredLock withoutOwner(StoredLock item) {
-        return new StoredLock(item.name(), null, null, item.rvn(), item.fence(), item.leaseMs());
     }
 }

@@ -1,0 +1,175 @@
+package io.locktable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every store under a {@link LockTable} must do, as the user sees it through the public API: one contract, run
+ * on the in-memory store ({@link InMemoryContractTest}) and on each engine ({@link EngineContractTest}, dynalite or
+ * moto), so that the in-memory table users test with behaves as DynamoDB does. Real time, short leases, generous
+ * bounds.
+ */
+abstract class LockTableContract {
+
+    static final Duration LEASE = Duration.ofSeconds(2);
+
+    private final List<LockTable> opened = new ArrayList<>();
+    private final ExecutorService callers = Executors.newCachedThreadPool();
+    final String name = "contract-" + UUID.randomUUID();
+
+    /** A lock table over the store under test: another process on the same table each time it is called. */
+    abstract LockTable.Builder tableBuilder();
+
+    /** A process of the same table. */
+    final LockTable newTable() {
+        LockTable table = tableBuilder().build();
+        opened.add(table);
+        return table;
+    }
+
+    /** A process that acquires and then never renews, as one that crashed or froze: its clock never moves. */
+    final LockTable newFrozenTable() {
+        LockTable table = tableBuilder().clock(new ManualLockClock(0)).build();
+        opened.add(table);
+        return table;
+    }
+
+    @AfterEach
+    void closeTables() {
+        callers.shutdownNow();
+        opened.forEach(LockTable::close);
+    }
+
+    @Test
+    void aFreeLockIsAcquiredWithAFencingTokenAndShownAsStored() {
+        LockTable table = newTable();
+
+        Lease lease = table.tryAcquire(name, LEASE).orElseThrow();
+
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(lease.fencingToken()).isPositive();
+        assertThat(lease.owner()).startsWith(table.owner() + ".");
+        LockRecord stored = newTable().read(name).orElseThrow();
+        assertThat(stored.owner()).contains(lease.owner());
+        assertThat(stored.fencingToken()).isEqualTo(lease.fencingToken());
+        assertThat(stored.leaseDuration()).isEqualTo(LEASE);
+    }
+
+    @Test
+    void aHeldLockIsRefusedToOtherProcessesAndToItsOwnProcess() {
+        LockTable holder = newTable();
+        Lease lease = holder.tryAcquire(name, LEASE).orElseThrow();
+
+        assertThat(newTable().tryAcquire(name, LEASE)).isEmpty();
+        assertThat(holder.tryAcquire(name, LEASE)).as("not reentrant").isEmpty();
+        assertThat(lease.isHeld()).isTrue();
+    }
+
+    @Test
+    void aReleasedLockGoesToTheNextWithAHigherTokenAndTheOldReleaseChangesNothing() {
+        Lease first = newTable().tryAcquire(name, LEASE).orElseThrow();
+        first.release();
+        assertThat(first.isHeld()).isFalse();
+        assertThat(first.whenEnded()).isCompletedWithValue(LeaseEnd.RELEASED);
+
+        Lease second = newTable().tryAcquire(name, LEASE).orElseThrow();
+        first.release();
+
+        assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+        assertThat(newTable().tryAcquire(name, LEASE)).isEmpty();
+    }
+
+    @Test
+    void aLeaseRenewsItselfForLongerThanItsDuration() throws Exception {
+        Lease lease = newTable().tryAcquire(name, LEASE).orElseThrow();
+
+        Thread.sleep(LEASE.multipliedBy(2).plusMillis(500).toMillis());
+
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(newTable().tryAcquire(name, LEASE)).isEmpty();
+    }
+
+    @Test
+    void aProcessThatStoppedRenewingIsTakenOverAfterALeaseAndItsReleaseDisturbsNobody() throws Exception {
+        Lease frozen = newFrozenTable().tryAcquire(name, LEASE).orElseThrow();
+        LockTable contender = newTable();
+
+        Lease taken = contender.acquire(name, LEASE, LEASE.multipliedBy(4));
+
+        assertThat(taken.fencingToken()).isEqualTo(frozen.fencingToken() + 1);
+        assertThat(taken.tookOver()).isTrue();
+        frozen.release(); // it still believes, on its stopped clock: the release is sent and must change nothing
+        assertThat(newTable().read(name).orElseThrow().owner()).contains(taken.owner());
+        assertThat(taken.isHeld()).isTrue();
+    }
+
+    @Test
+    void aWaitingAcquireGetsTheLockSoonAfterItIsReleased() throws Exception {
+        Lease held = newTable().tryAcquire(name, LEASE).orElseThrow();
+        LockTable waiting = newTable();
+        Future<Lease> acquire = callers.submit(() -> waiting.acquire(name, LEASE));
+        Thread.sleep(300);
+        assertThat(acquire).isNotDone();
+
+        held.release();
+
+        Lease lease = acquire.get(LEASE.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(lease.fencingToken()).isEqualTo(held.fencingToken() + 1);
+    }
+
+    @Test
+    void aWaitThatOutlastsNoHolderTimesOut() {
+        newTable().tryAcquire(name, LEASE).orElseThrow();
+        LockTable waiting = newTable();
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> waiting.acquire(name, LEASE, Duration.ofMillis(700)))
+                .isInstanceOf(TimeoutException.class)
+                .hasMessageContaining(name);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(LEASE);
+    }
+
+    @Test
+    void aLeaderRunsItsWorkWithTheLeaseAsCurrentAndReleasesWhenItReturns() throws Exception {
+        LockTable leader = newTable();
+        CompletableFuture<Optional<Lease>> current = new CompletableFuture<>();
+
+        leader.runAsLeader(name, LEASE, lease -> current.complete(Lease.current()));
+
+        Lease lease = current.get(1, TimeUnit.SECONDS).orElseThrow();
+        assertThat(lease.name()).isEqualTo(name);
+        assertThat(lease.whenEnded()).isCompletedWithValue(LeaseEnd.RELEASED);
+        assertThat(newTable().tryAcquire(name, LEASE)).isPresent();
+    }
+
+    @Test
+    void closingATableReleasesItsLeases() {
+        LockTable table = newTable();
+        Lease lease = table.tryAcquire(name, LEASE).orElseThrow();
+
+        table.close();
+
+        assertThat(lease.whenEnded()).isCompletedWithValue(LeaseEnd.CLOSED);
+        assertThat(newTable().tryAcquire(name, LEASE)).isPresent();
+        assertThatThrownBy(() -> table.tryAcquire(name, LEASE)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void verifyAcceptsTheTable() {
+        newTable().verify();
+    }
+}
