@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -92,6 +94,7 @@ public final class LockTable implements AutoCloseable {
     private final LockTableOptions options;
     private final String owner = RandomIds.next();
     private final LockClock clock;
+    private final Workers workers;
     private final @Nullable AutoCloseable ownedClock;
     private final Listeners listeners;
     private final LeaseKeeper keeper;
@@ -145,6 +148,7 @@ public final class LockTable implements AutoCloseable {
         } else {
             store = new DynamoDbLockStore(builder.client, requests, listeners);
         }
+        this.workers = workers;
         FenceHighWater fences = new FenceHighWater(tableName, listeners);
         this.fences = fences;
         this.keeper = new LeaseKeeper(store, clock, workers, listeners, owner, fences, handover::released);
@@ -550,6 +554,73 @@ public final class LockTable implements AutoCloseable {
         checkArguments(name, leaseDuration);
         Objects.requireNonNull(work, "work");
         new LeaderLoop(this, name, leaseDuration, work, NO_TERMS, listeners, clock).run();
+    }
+
+    /**
+     * Runs {@code work} once under a lock of its own, if no other process holds it: the per-run lock of a job that
+     * every instance schedules and one runs at each tick (ShedLock's model, without its guessed {@code
+     * lockAtMostFor}). It takes the lock with {@link #tryAcquire}; if another holder has it, the work does not run
+     * and this returns empty. Otherwise the work runs on the calling thread with the lease as {@link Lease#current()}
+     * (renewed while it runs, so a run longer than the lease keeps the lock), and the lease is released when the work
+     * returns or throws, but not before {@code minHold} has passed since the acquire: a run that ends sooner keeps the
+     * lock, renewed, until then, and the table releases it (or {@link #close()} does, if sooner), so a job scheduled
+     * every period P with a {@code minHold} a little below P runs once per period in the cluster.
+     *
+     * <p>The work is not interrupted when the lease is lost: it runs on the caller's thread. Fence what must not be
+     * written after a loss ({@link Lease#transactWrite}, {@link Lease#fencingToken()}), or look at {@code
+     * Lease.current().get().isHeld()} between steps.
+     *
+     * <pre>{@code
+     * Optional<Report> report = locks.runLocked("daily-report", Duration.ofMinutes(2), Duration.ofHours(23),
+     *         () -> reports.build(Lease.current().orElseThrow().fencingToken()));
+     * }</pre>
+     *
+     * @param name the name of the lock
+     * @param leaseDuration how long the lease lasts without a renewal; about how long the lock stays taken after
+     *     the process running the work crashed
+     * @param minHold how long the lock stays taken at least, from the acquire; zero to release as soon as the work
+     *     ends
+     * @param work the work
+     * @param <T> what the work returns
+     * @return what the work returned, or empty if another holder had the lock (or the work returned null)
+     * @throws Exception what the work threw, after the release (or with the lock kept until {@code minHold})
+     * @throws IllegalArgumentException if the name is null or empty, the lease is out of range or {@code minHold}
+     *     negative
+     * @throws NullPointerException if {@code minHold} or the work is null
+     * @throws LockItemConflictException if the item at the lock's key is not a lock item
+     */
+    public <T> Optional<T> runLocked(String name, Duration leaseDuration, Duration minHold, Callable<T> work)
+            throws Exception {
+        checkArguments(name, leaseDuration);
+        Objects.requireNonNull(minHold, "minHold");
+        Objects.requireNonNull(work, "work");
+        if (minHold.isNegative()) {
+            throw new IllegalArgumentException("minHold of lock '" + name + "' must not be negative, was " + minHold);
+        }
+        Optional<Lease> acquired = tryAcquire(name, leaseDuration);
+        if (acquired.isEmpty()) {
+            return Optional.empty();
+        }
+        Lease lease = acquired.get();
+        long acquiredAt = clock.nanoTime();
+        try {
+            return Optional.ofNullable(lease.callAsCurrent(work));
+        } finally {
+            releaseAfter(lease, saturatedNanos(minHold) - (clock.nanoTime() - acquiredAt));
+        }
+    }
+
+    /** Releases now, or from the table's timer once {@code delayNanos} have passed; the lease renews meanwhile. */
+    private void releaseAfter(Lease lease, long delayNanos) {
+        if (delayNanos <= 0) {
+            lease.release();
+            return;
+        }
+        try {
+            clock.schedule(() -> workers.run(lease::release, clock.nanoTime() + lease.durationNanos()), delayNanos);
+        } catch (RejectedExecutionException closed) {
+            lease.release(); // the table is closing: its close releases everything anyway
+        }
     }
 
     /**

@@ -157,6 +157,50 @@ abstract class LockTableContract {
     }
 
     @Test
+    void aLockedRunRunsOnceWithTheLeaseAsCurrentAndReleasesWhenItReturns() throws Exception {
+        LockTable table = newTable();
+
+        Optional<Long> token = table.runLocked(
+                name, LEASE, Duration.ZERO, () -> Lease.current().orElseThrow().fencingToken());
+
+        assertThat(token).hasValueSatisfying(value -> assertThat(value).isPositive());
+        assertThat(Lease.current()).as("unbound after the run").isEmpty();
+        assertThat(newTable().tryAcquire(name, LEASE)).as("released").isPresent();
+    }
+
+    @Test
+    void aLockedRunIsSkippedWhileAnotherProcessHoldsTheLock() throws Exception {
+        newTable().tryAcquire(name, LEASE).orElseThrow();
+        List<String> ran = new ArrayList<>();
+
+        Optional<String> result = newTable().runLocked(name, LEASE, Duration.ZERO, () -> {
+            ran.add("ran");
+            return "done";
+        });
+
+        assertThat(result).isEmpty();
+        assertThat(ran).isEmpty();
+    }
+
+    @Test
+    void aLockedRunKeepsTheLockForItsMinimumHoldAndThrowsWhatTheWorkThrew() throws Exception {
+        LockTable table = newTable();
+        Duration minHold = Duration.ofMillis(1_500);
+
+        assertThatThrownBy(() -> table.runLocked(name, LEASE, minHold, () -> {
+                    throw new IllegalStateException("the report failed");
+                }))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("the report failed");
+
+        assertThat(newTable().tryAcquire(name, LEASE))
+                .as("held for its minimum hold")
+                .isEmpty();
+        Thread.sleep(minHold.plusMillis(700).toMillis());
+        assertThat(newTable().tryAcquire(name, LEASE)).as("released after it").isPresent();
+    }
+
+    @Test
     void closingATableReleasesItsLeases() {
         LockTable table = newTable();
         Lease lease = table.tryAcquire(name, LEASE).orElseThrow();
