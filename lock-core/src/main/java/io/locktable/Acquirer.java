@@ -2,6 +2,7 @@ package io.locktable;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -18,9 +19,6 @@ import org.slf4j.LoggerFactory;
 final class Acquirer {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
-
-    /** A holder this table has seen: its record version, when it was first seen with it, and its lease. */
-    private record SeenHolder(String rvn, long sinceNanos, long leaseNanos) {}
 
     /** The result of one attempt. */
     sealed interface Attempt permits Acquired, Busy {}
@@ -42,7 +40,7 @@ final class Acquirer {
     private final Listeners listeners;
     private final FenceHighWater fences;
     private final LeaseKeeper keeper;
-    private final ConcurrentMap<String, SeenHolder> watched = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Protocol.Seen> watched = new ConcurrentHashMap<>();
 
     Acquirer(
             LockStore store,
@@ -74,27 +72,26 @@ final class Acquirer {
     }
 
     private Attempt attemptInUse(String name, Duration lease, long waitLeftNanos) {
-        SeenHolder seen = watched.get(name);
-        if (seen == null) {
+        Protocol.Seen seen = watched.get(name);
+        if (!Protocol.readsFirst(seen)) {
             return write(name, lease, null, waitLeftNanos); // step 2
         }
         long sent = clock.nanoTime(); // step 4: read first
         StoredLock current = store.read(name, Timing.readTimeout(lease, waitLeftNanos));
         long answered = clock.nanoTime();
-        if (current == null || !current.isHeld()) {
-            watched.remove(name);
-            return write(name, lease, null, waitLeftNanos - (answered - sent));
+        if (current != null && current.isHeld()) {
+            fences.observed(name, current.fence(), sent, answered);
         }
-        fences.observed(name, current.fence(), sent, answered);
-        if (current.rvn().equals(seen.rvn())) {
-            long due = seen.sinceNanos() + seen.leaseNanos();
-            if (answered - due >= 0) {
-                return write(name, lease, seen.rvn(), waitLeftNanos - (answered - sent));
-            }
-            return busy(current, due - answered, seen.leaseNanos());
+        long waitLeft = waitLeftNanos - (answered - sent);
+        Protocol.Next next = Protocol.afterRead(seen, current, answered);
+        if (next instanceof Protocol.TakeOver takeOver) {
+            return write(name, lease, takeOver.seenRvn(), waitLeft);
         }
-        SeenHolder fresh = remember(name, current, answered);
-        return busy(current, fresh.leaseNanos(), fresh.leaseNanos());
+        if (next instanceof Protocol.Busy busy) {
+            return busy(name, Objects.requireNonNull(current), busy);
+        }
+        watched.remove(name);
+        return write(name, lease, null, waitLeft);
     }
 
     /** Forgets the holder seen: the lock was released by this very table, so the next attempt writes at once. */
@@ -152,13 +149,12 @@ final class Acquirer {
             return granted(name, lease, seenRvn != null, granted.mine(), acquisition, version, sent, answered, wall);
         }
         StoredLock holder = ((LockStore.Refused) answer).current();
-        if (holder == null || !holder.isHeld()) {
+        Protocol.Busy busy = Protocol.afterRefusal(watched.get(name), holder, answered); // step 3
+        if (holder == null || busy.seen() == null) {
             return new Busy(-1, -1); // it moved on under a racing contender: try again soon
         }
         fences.observed(name, holder.fence(), sent, answered);
-        SeenHolder known = remember(name, holder, answered);
-        long due = known.sinceNanos() + known.leaseNanos() - answered;
-        return busy(holder, Math.max(0, due), known.leaseNanos());
+        return busy(name, holder, busy);
     }
 
     private Attempt granted(
@@ -185,19 +181,17 @@ final class Acquirer {
         return new Acquired(lease);
     }
 
-    /** Keeps the first time a record version was seen: a holder's clock starts at its first sight. */
-    private SeenHolder remember(String name, StoredLock holder, long answeredNanos) {
-        long leaseNanos = Duration.ofMillis(holder.leaseMs()).toNanos();
-        return watched.compute(
-                name,
-                (key, previous) -> previous != null && previous.rvn().equals(holder.rvn())
-                        ? previous
-                        : new SeenHolder(holder.rvn(), answeredNanos, leaseNanos));
-    }
-
-    private Busy busy(StoredLock holder, long untilDueNanos, long holderLeaseNanos) {
+    /**
+     * Remembers the holder the decision saw and tells the listeners. Two attempts of this table at once keep the
+     * earlier sight of one record version: a holder's clock starts at its first sight.
+     */
+    private Busy busy(String name, StoredLock holder, Protocol.Busy busy) {
+        Protocol.Seen seen = busy.seen();
+        if (seen != null) {
+            watched.merge(name, seen, (kept, fresh) -> kept.rvn().equals(fresh.rvn()) ? kept : fresh);
+        }
         listeners.onBusy(holder.name(), holder.toRecord());
-        return new Busy(untilDueNanos, holderLeaseNanos);
+        return new Busy(busy.untilDueNanos(), busy.holderLeaseNanos());
     }
 
     /**

@@ -59,7 +59,7 @@ final class DynamoDbLockStore implements LockStore {
         } catch (ConditionalCheckFailedException e) {
             // engines that do not return the item on a condition failure are read once (step 3)
             StoredLock current = e.hasItem() && !e.item().isEmpty() ? parse(name, e.item()) : read(name, timeout);
-            if (current != null && owner.equals(current.owner()) && rvn.equals(current.rvn())) {
+            if (Protocol.isOwnWrite(current, owner, rvn)) {
                 // an earlier attempt of this very write was applied and its answer lost; the SDK's retry failed on it
                 return new Granted(current, true);
             }

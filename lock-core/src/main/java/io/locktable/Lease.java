@@ -368,7 +368,7 @@ public final class Lease implements AutoCloseable {
     boolean renewed(String version, Instant wallTime) {
         synchronized (monitor()) {
             Long sent = unanswered == null ? null : unanswered.get(version);
-            if (end != null || sent == null || keeper.nanoTime() - endNanos >= 0) {
+            if (end != null || sent == null || !Protocol.renewalCounts(endNanos, keeper.nanoTime())) {
                 // answered after the lease ran out on this clock: it stays ended (isHeld() never turns true again)
                 return false;
             }
@@ -376,20 +376,16 @@ public final class Lease implements AutoCloseable {
             UUID confirmed = UUID.fromString(version);
             versionHigh = confirmed.getMostSignificantBits();
             versionLow = confirmed.getLeastSignificantBits();
-            long renewedEnd = sent + durationNanos();
-            if (renewedEnd - endNanos > 0) { // a difference: nanoTime may wrap
-                endNanos = renewedEnd;
-            }
+            endNanos = Protocol.endAfterRenewal(endNanos, sent, durationNanos(), keeper.nanoTime());
             renewedAtMillis = wallTime.toEpochMilli();
             return true;
         }
     }
 
-    /** When a renewal whose answer never came sent {@code version}, or null if none did. */
-    @Nullable
-    Long unansweredSentAt(String version) {
+    /** The record versions of the renewals whose answer never came, with their send times: a copy. */
+    Map<String, Long> unanswered() {
         synchronized (monitor()) {
-            return unanswered == null ? null : unanswered.get(version);
+            return unanswered == null ? Map.of() : Map.copyOf(unanswered);
         }
     }
 

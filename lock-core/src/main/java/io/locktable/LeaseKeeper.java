@@ -162,13 +162,16 @@ final class LeaseKeeper {
         long sent = clock.nanoTime();
         lateness.observe(lease, sent - dueNanos);
         long left = lease.endNanos() - sent;
-        if (left <= 0) {
-            expire(lease);
-            return;
-        }
-        if (lease.unansweredCount() >= MAX_UNANSWERED) {
-            settle(lease, left);
-            return;
+        switch (Protocol.atRenewal(lease.endNanos(), sent, lease.unansweredCount(), MAX_UNANSWERED)) {
+            case EXPIRE -> {
+                expire(lease);
+                return;
+            }
+            case SETTLE -> {
+                settle(lease, left);
+                return;
+            }
+            case SEND -> {}
         }
         String version = RandomIds.nextVersion().toString();
         Instant wall = clock.instant();
@@ -205,20 +208,15 @@ final class LeaseKeeper {
     private void settle(Lease lease, long left) {
         try {
             StoredLock stored = store.read(lease.name(), Timing.renewalTimeout(left));
-            if (stored == null || !lease.owner().equals(stored.owner()) || stored.fence() != lease.fencingToken()) {
-                lose(lease, "a read found another holder or no owner");
-                return;
-            }
-            if (stored.rvn().equals(lease.recordVersion())) {
+            Protocol.Settled settled = Protocol.settle(
+                    stored, lease.owner(), lease.fencingToken(), lease.recordVersion(), lease.unanswered());
+            if (settled instanceof Protocol.Lost lost) {
+                lose(lease, lost.why());
+            } else if (settled instanceof Protocol.Applied applied) {
+                renewed(lease, applied.rvn(), applied.sentNanos(), clock.instant());
+            } else {
                 lease.forgetUnanswered();
                 renew(lease, clock.nanoTime());
-                return;
-            }
-            Long sentAt = lease.unansweredSentAt(stored.rvn());
-            if (sentAt == null) {
-                lose(lease, "a read found a record version this lease did not write");
-            } else {
-                renewed(lease, stored.rvn(), sentAt, clock.instant());
             }
         } catch (RuntimeException | Error e) {
             renewalFailed(lease, e);

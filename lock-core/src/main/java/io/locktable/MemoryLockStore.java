@@ -84,7 +84,7 @@ final class MemoryLockStore implements LockStore {
             if (!free && !due) {
                 return new Refused(item);
             }
-            long fence = item == null ? Math.max(0, fenceFloor) + 1 : item.fence() + 1;
+            long fence = Protocol.nextFence(item, fenceFloor);
             StoredLock mine = new StoredLock(name, owner, holder, rvn, fence, lease.toMillis());
             items.put(mine);
             return new Granted(mine, false);
@@ -192,7 +192,7 @@ final class MemoryLockStore implements LockStore {
     }
 
     private static boolean holds(@Nullable StoredLock item, Lease lease) {
-        return item != null && lease.owner().equals(item.owner()) && item.fence() == lease.fencingToken();
+        return Protocol.heldBy(item, lease.owner(), lease.fencingToken());
     }
 
     private static StoredLock withoutOwner(StoredLock item) {

@@ -3,8 +3,10 @@
  *
  * <h2>The protocol, step by step</h2>
  *
- * <p>The code points at these numbers ("step 4") where it carries a step out. {@code Acquirer} decides
- * steps 2 to 4, {@code LeaseKeeper} steps 5 to 8, {@code TableVerifier} step 9; every
+ * <p>The code points at these numbers ("step 4") where it carries a step out. Every decision of steps 2 to 7 is a
+ * pure function of {@code Protocol}, named by its step and tested row by row without an engine ({@code
+ * ProtocolTest}); {@code Acquirer} carries out steps 2 to 4, {@code LeaseKeeper} steps 5 to 8, {@code TableVerifier}
+ * step 9; every
  * request goes through one seam, {@code LockStore}, whose only implementation over DynamoDB is {@link
  * io.locktable.DynamoDbLockStore} with the requests of {@code LockRequests}; every ratio, bound and timeout of the
  * protocol (the renewal period, the expiry guard, polls, retries, request timeouts, the lease range) comes from
