@@ -5,8 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,8 +28,6 @@ final class LeaseKeeper {
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
     /** Unanswered renewals after which a read settles which of them, if any, was applied. */
     static final int MAX_UNANSWERED = 16;
-    /** {@link #closeAll()} sends its releases on at most this many threads at once. */
-    private static final int MAX_CLOSING_THREADS = 16;
 
     private final LockStore store;
     private final LockClock clock;
@@ -373,30 +370,29 @@ final class LeaseKeeper {
     }
 
     /**
-     * Waits for the senders until the deadline; an interrupt of the closing thread does not cut the releases short
-     * (they are bounded anyway), and is kept for the caller.
+     * Waits for the releases until the deadline; an interrupt of the closing thread does not cut them short (they
+     * are bounded anyway), and is kept for the caller.
      */
-    private static void awaitEvenIfInterrupted(ExecutorService senders, long deadlineNanos) {
+    private static void awaitEvenIfInterrupted(CountDownLatch done, long deadlineNanos) {
         boolean interrupted = false;
         while (true) {
             try {
                 long left = deadlineNanos - System.nanoTime();
-                if (left <= 0 || senders.awaitTermination(left, TimeUnit.NANOSECONDS)) {
+                if (left <= 0 || done.await(left, TimeUnit.NANOSECONDS)) {
                     break;
                 }
             } catch (InterruptedException e) {
                 interrupted = true;
             }
         }
-        senders.shutdownNow();
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
     }
 
     /**
-     * Ends every lease and releases them, for {@link LockTable#close()}: in parallel on a few threads of its own,
-     * all within {@link Timing#CLOSE}, so a thousand leases against an unreachable table close in seconds.
+     * Ends every lease and releases them, for {@link LockTable#close()}: in parallel on the table's workers, all
+     * within {@link Timing#CLOSE}, so a thousand leases against an unreachable table close in seconds.
      * Leases acquired after this are given back by their acquire.
      */
     void closeAll() {
@@ -418,19 +414,24 @@ final class LeaseKeeper {
         // real time, not the clock's: this bounds real requests, and decides nothing about a lease
         long deadline = System.nanoTime() + Timing.CLOSE.toNanos();
         AtomicInteger sent = new AtomicInteger();
-        ExecutorService senders = Executors.newFixedThreadPool(
-                Math.min(toSend.size(), MAX_CLOSING_THREADS),
-                Threads.daemons("locktable-" + store.tableName() + "-close"));
+        CountDownLatch done = new CountDownLatch(toSend.size());
         for (Lease lease : toSend) {
-            senders.execute(() -> {
-                long left = deadline - System.nanoTime();
-                if (left > 0 && sendRelease(lease, Timing.closingReleaseTimeout(lease.duration(), left)) != null) {
-                    sent.incrementAndGet();
+            Runnable release = () -> {
+                try {
+                    long left = deadline - System.nanoTime();
+                    if (left > 0 && sendRelease(lease, Timing.closingReleaseTimeout(lease.duration(), left)) != null) {
+                        sent.incrementAndGet();
+                    }
+                } finally {
+                    done.countDown();
                 }
-            });
+            };
+            // on the table's workers, nearest the end first, growing while they are late, as renewals are
+            if (!workers.run(release, deadline)) {
+                release.run();
+            }
         }
-        senders.shutdown();
-        awaitEvenIfInterrupted(senders, deadline + Duration.ofSeconds(1).toNanos());
+        awaitEvenIfInterrupted(done, deadline + Duration.ofSeconds(1).toNanos());
         int missed = toSend.size() - sent.get();
         if (missed > 0) {
             log.warn(

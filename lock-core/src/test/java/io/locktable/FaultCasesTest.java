@@ -124,6 +124,28 @@ class FaultCasesTest {
     }
 
     @Test
+    void closingReleasesManyLeasesInParallelOnTheTablesWorkersWithinItsBoundOverASlowEngine() {
+        Contenders.Contender a = contenders.add();
+        java.util.List<String> names = new java.util.ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            names.add(name + "-" + i);
+            a.locks().tryAcquire(names.get(i), LEASE).orElseThrow();
+        }
+        a.faults().delayRequest("UpdateItem", Duration.ofMillis(500), 40); // each release takes half a second
+
+        long start = System.nanoTime();
+        a.locks().close();
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+        // one after the other they would take 20 s; the close's bound is 5 s
+        assertThat(took).isLessThan(Timing.CLOSE.plusSeconds(2));
+        long released = names.stream()
+                .filter(each -> !contenders.item(each).containsKey("owner"))
+                .count();
+        assertThat(released).as("released in parallel within the bound").isEqualTo(40);
+    }
+
+    @Test
     void closingTheTableWhileAnAcquireIsInFlightGivesTheLockBackAndTellsTheCaller() throws Exception {
         Contenders.Contender a = contenders.add();
         CountDownLatch sent = new CountDownLatch(1);
