@@ -75,7 +75,7 @@ final class DynamoDbLockStore implements LockStore {
     }
 
     @Override
-    public RenewAnswer renew(Lease lease, List<String> candidates, String newRvn, Duration timeout, Instant now) {
+    public RenewAnswer renew(LeaseRef lease, List<String> candidates, String newRvn, Duration timeout, Instant now) {
         try {
             // the condition accepts the new version too, so a retry after an applied attempt succeeds
             send(lease.name(), () -> client.updateItem(requests.renew(lease, candidates, newRvn, timeout, now)));
@@ -86,7 +86,7 @@ final class DynamoDbLockStore implements LockStore {
     }
 
     @Override
-    public ReleaseAnswer release(Lease lease, Duration timeout) {
+    public ReleaseAnswer release(LeaseRef lease, Duration timeout) {
         try {
             evenIfInterrupted(() -> send(lease.name(), () -> client.updateItem(requests.release(lease, timeout))));
             return ReleaseAnswer.RELEASED;
@@ -111,12 +111,12 @@ final class DynamoDbLockStore implements LockStore {
     }
 
     @Override
-    public TransactWriteItem heldCheck(Lease lease) {
+    public TransactWriteItem heldCheck(LeaseRef lease) {
         return requests.heldCheck(lease);
     }
 
     @Override
-    public void transactWrite(Lease lease, List<TransactWriteItem> items) {
+    public void transactWrite(LeaseRef lease, List<TransactWriteItem> items) {
         List<TransactWriteItem> all = new ArrayList<>(items.size() + 1);
         all.add(requests.heldCheck(lease));
         all.addAll(items);

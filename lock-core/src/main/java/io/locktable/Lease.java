@@ -318,6 +318,11 @@ public final class Lease implements AutoCloseable {
 
     // ---- state, driven by LeaseKeeper
 
+    /** What the store needs of this lease for a request. */
+    LeaseRef ref() {
+        return new LeaseRef(name, owner(), fencingToken, duration);
+    }
+
     /** The monitor that guards this lease's state (one of {@link #MONITORS}); held only briefly, never over a wait. */
     Object monitor() {
         return MONITORS[(System.identityHashCode(this) & Integer.MAX_VALUE) % MONITORS.length];

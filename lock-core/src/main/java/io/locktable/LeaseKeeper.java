@@ -174,7 +174,8 @@ final class LeaseKeeper {
         Instant wall = clock.instant();
         List<String> candidates = lease.startRenewal(version, sent);
         try {
-            LockStore.RenewAnswer answer = store.renew(lease, candidates, version, Timing.renewalTimeout(left), wall);
+            LockStore.RenewAnswer answer =
+                    store.renew(lease.ref(), candidates, version, Timing.renewalTimeout(left), wall);
             if (answer == LockStore.RenewAnswer.LOST) {
                 lose(lease, "a renewal found another holder or no owner");
             } else {
@@ -313,7 +314,7 @@ final class LeaseKeeper {
     /** Sends a release; returns what it came to, or null if it did not reach DynamoDB (logged). */
     private LockStore.@Nullable ReleaseAnswer sendRelease(Lease lease, Duration timeout) {
         try {
-            LockStore.ReleaseAnswer answer = store.release(lease, timeout);
+            LockStore.ReleaseAnswer answer = store.release(lease.ref(), timeout);
             if (answer == LockStore.ReleaseAnswer.RELEASED) {
                 log.debug("Released lock '{}' (fencing token {})", lease.name(), lease.fencingToken());
             } else {
@@ -342,7 +343,7 @@ final class LeaseKeeper {
                     + " strong consistency, which has no transactions: a write cannot be fenced with heldCheck()"
                     + " there; hand lease.fencingToken() to a system that checks it instead");
         }
-        return store.heldCheck(lease);
+        return store.heldCheck(lease.ref());
     }
 
     /** Step 7: a fenced transaction; a failed held check ends the lease as lost. */
@@ -356,7 +357,7 @@ final class LeaseKeeper {
         }
         heldCheck(lease); // refuses a table without transactions before anything is sent
         try {
-            store.transactWrite(lease, writes);
+            store.transactWrite(lease.ref(), writes);
         } catch (TransactionCanceledException e) {
             if (LockStore.heldCheckFailed(e)) {
                 if (end(lease, LeaseEnd.LOST, true)) {

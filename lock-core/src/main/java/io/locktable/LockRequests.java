@@ -159,7 +159,7 @@ final class LockRequests {
      * Renews: sets a new record version if this lease still owns the item with one of the versions it may have
      * written ({@code candidates}: the last confirmed one and those of attempts whose answer never came).
      */
-    UpdateItemRequest renew(Lease lease, List<String> candidates, String newRvn, Duration timeout, Instant now) {
+    UpdateItemRequest renew(LeaseRef lease, List<String> candidates, String newRvn, Duration timeout, Instant now) {
         Expression expression = new Expression()
                 .name("#owner", OWNER)
                 .name("#rvn", RVN)
@@ -191,7 +191,7 @@ final class LockRequests {
     }
 
     /** Releases: removes the owner if this acquisition still holds the item. The item and its fence stay. */
-    UpdateItemRequest release(Lease lease, Duration timeout) {
+    UpdateItemRequest release(LeaseRef lease, Duration timeout) {
         return UpdateItemRequest.builder()
                 .tableName(tableName)
                 .key(key(lease.name()))
@@ -225,7 +225,7 @@ final class LockRequests {
         return Map.of("#owner", OWNER, "#fence", FENCE);
     }
 
-    static Map<String, AttributeValue> heldValues(Lease lease) {
+    static Map<String, AttributeValue> heldValues(LeaseRef lease) {
         return Map.of(
                 ":owner",
                 AttributeValue.fromS(lease.owner()),
@@ -233,7 +233,7 @@ final class LockRequests {
                 AttributeValue.fromN(Long.toString(lease.fencingToken())));
     }
 
-    TransactWriteItem heldCheck(Lease lease) {
+    TransactWriteItem heldCheck(LeaseRef lease) {
         return TransactWriteItem.builder()
                 .conditionCheck(ConditionCheck.builder()
                         .tableName(tableName)

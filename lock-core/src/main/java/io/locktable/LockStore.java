@@ -78,10 +78,10 @@ interface LockStore {
     StoredLock read(String name, Duration timeout);
 
     /** Step 5: a new record version, if this lease still holds the item at one of {@code candidates}. */
-    RenewAnswer renew(Lease lease, List<String> candidates, String newRvn, Duration timeout, Instant now);
+    RenewAnswer renew(LeaseRef lease, List<String> candidates, String newRvn, Duration timeout, Instant now);
 
     /** Step 6: removes the owner if this acquisition still holds the item; sent even on an interrupted thread. */
-    ReleaseAnswer release(Lease lease, Duration timeout);
+    ReleaseAnswer release(LeaseRef lease, Duration timeout);
 
     /**
      * Gives back an acquire whose answer never came, if it was applied; sent even on an interrupted thread.
@@ -91,10 +91,10 @@ interface LockStore {
     boolean giveBack(String name, String owner, String rvn, Duration timeout);
 
     /** Step 7: the held check of a lease, for a {@code TransactWriteItems}. */
-    TransactWriteItem heldCheck(Lease lease);
+    TransactWriteItem heldCheck(LeaseRef lease);
 
     /** Step 7: sends the held check and the items in one transaction. */
-    void transactWrite(Lease lease, List<TransactWriteItem> items);
+    void transactWrite(LeaseRef lease, List<TransactWriteItem> items);
 
     /** {@code DescribeTable}, for {@link TableVerifier}. */
     TableDescription describe();

@@ -97,7 +97,7 @@ final class MemoryLockStore implements LockStore {
     }
 
     @Override
-    public RenewAnswer renew(Lease lease, List<String> candidates, String newRvn, Duration timeout, Instant now) {
+    public RenewAnswer renew(LeaseRef lease, List<String> candidates, String newRvn, Duration timeout, Instant now) {
         synchronized (items) {
             StoredLock item = items.get(lease.name());
             if (!holds(item, lease) || !candidates.contains(item.rvn())) {
@@ -115,7 +115,7 @@ final class MemoryLockStore implements LockStore {
     }
 
     @Override
-    public ReleaseAnswer release(Lease lease, Duration timeout) {
+    public ReleaseAnswer release(LeaseRef lease, Duration timeout) {
         synchronized (items) {
             StoredLock item = items.get(lease.name());
             if (!holds(item, lease)) {
@@ -139,7 +139,7 @@ final class MemoryLockStore implements LockStore {
     }
 
     @Override
-    public TransactWriteItem heldCheck(Lease lease) {
+    public TransactWriteItem heldCheck(LeaseRef lease) {
         return requests.heldCheck(lease);
     }
 
@@ -148,7 +148,7 @@ final class MemoryLockStore implements LockStore {
      * to go to here, so they are accepted and not kept.
      */
     @Override
-    public void transactWrite(Lease lease, List<TransactWriteItem> writes) {
+    public void transactWrite(LeaseRef lease, List<TransactWriteItem> writes) {
         if (!holds(items.get(lease.name()), lease)) {
             throw TransactionCanceledException.builder()
                     .message("Transaction cancelled: the held check of lock '" + lease.name() + "' failed")
@@ -191,7 +191,7 @@ final class MemoryLockStore implements LockStore {
                 .build();
     }
 
-    private static boolean holds(@Nullable StoredLock item, Lease lease) {
+    private static boolean holds(@Nullable StoredLock item, LeaseRef lease) {
         return Protocol.heldBy(item, lease.owner(), lease.fencingToken());
     }
 

@@ -100,12 +100,12 @@ final class ScriptedLockStore implements LockStore {
     }
 
     @Override
-    public RenewAnswer renew(Lease lease, List<String> candidates, String newRvn, Duration timeout, Instant now) {
+    public RenewAnswer renew(LeaseRef lease, List<String> candidates, String newRvn, Duration timeout, Instant now) {
         return serve(Op.RENEW, () -> table.renew(lease, candidates, newRvn, timeout, now));
     }
 
     @Override
-    public ReleaseAnswer release(Lease lease, Duration timeout) {
+    public ReleaseAnswer release(LeaseRef lease, Duration timeout) {
         return serve(Op.RELEASE, () -> table.release(lease, timeout));
     }
 
@@ -115,12 +115,12 @@ final class ScriptedLockStore implements LockStore {
     }
 
     @Override
-    public TransactWriteItem heldCheck(Lease lease) {
+    public TransactWriteItem heldCheck(LeaseRef lease) {
         return table.heldCheck(lease);
     }
 
     @Override
-    public void transactWrite(Lease lease, List<TransactWriteItem> items) {
+    public void transactWrite(LeaseRef lease, List<TransactWriteItem> items) {
         table.transactWrite(lease, items);
     }
 
