@@ -4,9 +4,10 @@ package io.locktable;
  * Hears the terms of one {@link Leadership}: when this process starts to lead and when it stops. Pass it to {@link
  * LockTable#lead(String, java.time.Duration, LeaderTermListener)}.
  *
- * <p>Both methods run on the leadership's own thread, in order: a term's {@link #onTermEnded(Lease)} always comes
- * after its {@link #onTermStarted(Lease)} and before the next term starts. Keep them short: the election waits for
- * them, and the lease is renewed meanwhile but not contended for again. What they throw is logged and otherwise
+ * <p>Both methods run on the lock table's event thread, in order with its listeners' events: a term's {@link
+ * #onTermEnded(Lease)} always comes after its {@link #onTermStarted(Lease)} and before the next term's start. They
+ * never run on a thread that renews or elects, so a slow one delays other callbacks but never the election; {@link
+ * Leadership#isLeader()} is already up to date when they run. What they throw is logged and otherwise
  * ignored; it does not end the leadership.
  *
  * <pre>{@code

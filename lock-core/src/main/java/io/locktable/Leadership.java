@@ -4,16 +4,20 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running election on one lock, as a handle: {@link LockTable#lead(String, Duration)} starts it on a thread of its
- * own, which acquires the lock, holds it while its lease lasts, contends again when it is lost, and retries transient
- * errors, as {@link LockTable#runAsLeader} does. Ask it whether this process leads, get the term's lease to fence
- * writes, wait on {@link #whenStopped()}, {@link #stepDown(Duration)} to hand the lock to another process for a
- * while, and {@link #close()} it to stop: the lease is released so another process takes over at its next poll.
+ * A running election on one lock, as a handle: {@link LockTable#lead(String, Duration)} starts it, and it acquires
+ * the lock, holds it while its lease lasts, contends again when it is lost, and retries transient errors, as {@link
+ * LockTable#runAsLeader} does (which is built on it). Ask it whether this process leads, get the term's lease to
+ * fence writes, wait on {@link #whenStopped()}, {@link #stepDown(Duration)} to hand the lock to another process for
+ * a while, and {@link #close()} it to stop: the lease is released so another process takes over at its next poll.
  *
  * <pre>{@code
  * try (Leadership leadership = locks.lead("order-sweeper", Duration.ofSeconds(30))) {
@@ -24,62 +28,77 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>It keeps one thread per lock and runs no user code on it: without work to run there is no second thread per
- * term. A caller that needs to react to terms passes a {@link LeaderTermListener}, which runs on that thread.
- * Thread-safe.
+ * <p>It has no thread of its own: each attempt is a task on the table's scheduler (its timer waits between polls,
+ * one of its workers sends the requests), so a process may lead on thousands of locks with the table's few threads.
+ * A caller that needs to react to terms passes a {@link LeaderTermListener}, which runs on the table's event thread,
+ * in order. Thread-safe.
  */
 public final class Leadership implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(Leadership.class);
+    private static final Logger log = LoggerFactory.getLogger(LockTable.class);
+
+    /** What the election does now. */
+    private enum Phase {
+        /** An attempt is scheduled or under way. */
+        CONTENDING,
+        /** A term's lease is held. */
+        LEADING,
+        /** Stopped: {@link #stopped} is complete. */
+        STOPPED
+    }
 
     private final LockTable table;
     private final String name;
+    private final Duration leaseDuration;
     private final LockClock clock;
     private final LeaderTermListener termListener;
-    private final Thread thread;
+    private final Listeners listeners;
+    private final Terms terms;
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
-    private volatile boolean stopping; // set before the thread is interrupted: an interrupt before start is lost
-    private @Nullable Lease current; // guarded by this
-    private long outUntilNanos; // guarded by this; 0 while no step-down keeps this process out
-    private boolean steppedDown; // guarded by this; the last term was released by a step-down
+    private final Object state = new Object();
+
+    private Phase phase = Phase.CONTENDING; // guarded by state
+    private @Nullable Lease current; // guarded by state
+    private @Nullable Future<?> nextAttempt; // guarded by state: the timer's task of the next attempt
+    private boolean stopping; // guarded by state
+    private long outUntilNanos; // guarded by state; 0 while no step-down keeps this process out
+    private boolean steppedDown; // guarded by state: the current term is being released by a step-down
+    private int failuresInRow; // touched by one attempt at a time
+    private long contendingSinceNanos; // touched by one attempt at a time
+    private int attempts; // touched by one attempt at a time
+
+    /**
+     * What the caller of {@link LockTable#runAsLeader} hears, at once, on the thread that started or ended the term
+     * (never behind listener callbacks): a term's start and end. Both must not block.
+     */
+    interface Terms {
+        Terms NONE = new Terms() {};
+
+        default void started(Lease lease) {}
+
+        default void ended(Lease lease) {}
+    }
 
     Leadership(
             LockTable table,
             String name,
             Duration leaseDuration,
             LeaderTermListener termListener,
-            LockTableListener listener,
+            Terms terms,
+            Listeners listeners,
             LockClock clock) {
         this.table = table;
         this.name = name;
-        this.clock = clock;
+        this.leaseDuration = leaseDuration;
         this.termListener = termListener;
-        LeaderLoop loop = new LeaderLoop(table, name, leaseDuration, null, new Terms(), listener, clock);
-        this.thread = new Thread(() -> run(loop), "locktable-leadership-" + name);
-        thread.setDaemon(true);
+        this.terms = terms;
+        this.listeners = listeners;
+        this.clock = clock;
     }
 
     void start() {
-        thread.start();
-    }
-
-    private void run(LeaderLoop loop) {
-        if (stopping) {
-            stopped.complete(null);
-            return;
-        }
-        try {
-            loop.run();
-            stopped.complete(null);
-        } catch (InterruptedException e) {
-            stopped.complete(null); // closed
-        } catch (Throwable e) {
-            if (table.isClosed()) {
-                stopped.complete(null); // the table closed under a running acquire
-            } else {
-                stopped.completeExceptionally(e);
-            }
-        }
+        contendingSinceNanos = clock.nanoTime();
+        schedule(0);
     }
 
     /**
@@ -106,12 +125,11 @@ public final class Leadership implements AutoCloseable {
      * @return the lease, or empty while this process does not lead
      */
     public Optional<Lease> lease() {
-        Lease lease = currentLease();
+        Lease lease;
+        synchronized (state) {
+            lease = current;
+        }
         return lease != null && lease.isHeld() ? Optional.of(lease) : Optional.empty();
-    }
-
-    private synchronized @Nullable Lease currentLease() {
-        return current;
     }
 
     /**
@@ -127,6 +145,7 @@ public final class Leadership implements AutoCloseable {
      *
      * @param coolDown how long this process stays out of the election; zero contends again at once
      * @throws IllegalArgumentException if the cool-down is negative
+     * @throws NullPointerException if the cool-down is null
      */
     public void stepDown(Duration coolDown) {
         Objects.requireNonNull(coolDown, "coolDown");
@@ -135,13 +154,13 @@ public final class Leadership implements AutoCloseable {
                     "the cool-down of a step-down from leadership of lock '" + name + "' is negative: " + coolDown);
         }
         Lease lease;
-        synchronized (this) {
+        synchronized (state) {
             long until = clock.nanoTime() + coolDown.toNanos();
             if (outUntilNanos == 0 || until - outUntilNanos > 0) {
                 outUntilNanos = until == 0 ? 1 : until;
             }
-            steppedDown = true;
             lease = current;
+            steppedDown = lease != null;
         }
         if (lease != null) {
             log.info(
@@ -149,55 +168,76 @@ public final class Leadership implements AutoCloseable {
                     name,
                     lease.fencingToken(),
                     coolDown);
-            lease.release();
+            lease.release(); // the term's end contends again after the cool-down
         }
     }
 
     /**
-     * Completes when the election has stopped: normally after {@link #close()} (or when the lock table closed),
-     * exceptionally when it ended on an error that is not transient, such as a missing table or a foreign item at
-     * the lock's key.
+     * Completes when the election has stopped: normally after {@link #close()} or {@link #stopAsync()} (or when the
+     * lock table closed, or the term's lease was released from outside), exceptionally when it ended on an error
+     * that is not transient, such as a missing table or a foreign item at the lock's key.
      *
-     * @return a future that completes when the election thread has ended
+     * @return a future that completes when the election has stopped, its lease released
      */
     public CompletableFuture<Void> whenStopped() {
         return stopped.copy();
     }
 
     /**
-     * Steps down and stops contending without waiting: the election's thread releases the current term's lease, if
-     * any, and ends. For a caller that bounds its own wait, such as an application's shutdown.
+     * Steps down and stops contending without waiting: the current term's lease, if any, is released on the table's
+     * workers, and no attempt follows. For a caller that bounds its own wait, such as an application's shutdown.
      *
      * <pre>{@code
      * leadership.stopAsync().get(2, TimeUnit.SECONDS);
      * }</pre>
      *
-     * @return {@link #whenStopped()}: completes once the lease is released and the thread ended
+     * @return {@link #whenStopped()}: completes once the lease is released
      */
     public CompletableFuture<Void> stopAsync() {
-        stopping = true;
-        thread.interrupt();
+        Lease lease;
+        boolean idle;
+        synchronized (state) {
+            if (stopping || phase == Phase.STOPPED) {
+                return whenStopped();
+            }
+            stopping = true;
+            lease = current;
+            Future<?> next = nextAttempt;
+            // an attempt waiting on the timer never runs; one under way sees the stop when it is answered
+            idle = lease == null && next != null && next.cancel(false);
+        }
+        if (lease != null) {
+            // its end stops the election; the release is a request, sent on a worker so this call does not wait
+            if (!table.workers().run(lease::release, clock.nanoTime() + lease.durationNanos())) {
+                lease.release();
+            }
+        } else if (idle) {
+            finish(null);
+        }
         return whenStopped();
     }
 
     /**
-     * Steps down and stops contending: releases the current term's lease, if any, and waits for the election's
-     * thread to end, at most the release's own bound (5 s) plus a second.
+     * Steps down and stops contending: releases the current term's lease, if any, and waits for the election to
+     * stop, at most the release's own bound (5 s) plus a second. An interrupt does not cut the wait short; the
+     * thread's interrupt flag is kept.
      */
     @Override
     public void close() {
-        stopAsync();
+        CompletableFuture<Void> done = stopAsync();
         boolean interrupted = false;
         long deadline = System.nanoTime() + Timing.RELEASE.plusSeconds(1).toNanos();
-        while (thread.isAlive()) {
+        while (!done.isDone()) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 break;
             }
             try {
-                thread.join(Math.max(1, left / 1_000_000));
+                done.get(left, java.util.concurrent.TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 interrupted = true;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                break; // stopped on an error, or not within the bound
             }
         }
         if (interrupted) {
@@ -210,60 +250,208 @@ public final class Leadership implements AutoCloseable {
         return "Leadership[" + name + ", " + (isLeader() ? "leading" : "following") + "]";
     }
 
-    private final class Terms implements LeaderLoop.Terms {
-        @Override
-        public void beforeContending() throws InterruptedException {
-            while (true) {
-                if (stopping) {
-                    throw new InterruptedException("leadership of lock '" + name + "' was stopped");
+    // ---- the election, as tasks on the table's scheduler
+
+    /** The next attempt, after {@code delayNanos} on the table's timer, then on one of its workers. */
+    private void schedule(long delayNanos) {
+        synchronized (state) {
+            if (stopping) {
+                phase = Phase.CONTENDING;
+                nextAttempt = null;
+            } else {
+                phase = Phase.CONTENDING;
+                try {
+                    nextAttempt = clock.schedule(
+                            () -> {
+                                if (!table.workers().run(this::attempt, clock.nanoTime() + leaseDuration.toNanos())) {
+                                    finish(null); // the table closed
+                                }
+                            },
+                            delayNanos);
+                    return;
+                } catch (RejectedExecutionException closed) {
+                    nextAttempt = null; // the table closed: stop below
                 }
-                long left;
-                synchronized (Leadership.this) {
-                    steppedDown = false;
-                    left = outUntilNanos == 0 ? 0 : outUntilNanos - clock.nanoTime();
-                    if (left <= 0) {
-                        outUntilNanos = 0;
-                        return;
-                    }
-                }
-                clock.sleep(left); // a step-down meanwhile may have lengthened it: looked at again
             }
         }
+        finish(null);
+    }
 
-        @Override
-        public boolean started(Lease lease) {
-            synchronized (Leadership.this) {
-                if (outUntilNanos != 0 && outUntilNanos - clock.nanoTime() > 0) {
-                    return false;
-                }
+    /** One attempt, on a worker: steps 2 to 4 once, then a term, a wait for the next poll, or a retry. */
+    private void attempt() {
+        long coolingLeft;
+        boolean stop;
+        synchronized (state) {
+            stop = stopping;
+            coolingLeft = outUntilNanos == 0 ? 0 : outUntilNanos - clock.nanoTime();
+            if (coolingLeft <= 0) {
+                outUntilNanos = 0;
+            }
+        }
+        if (stop) {
+            finish(null);
+            return;
+        }
+        if (coolingLeft > 0) {
+            schedule(coolingLeft); // a step-down keeps this process out; looked at again when it ends
+            return;
+        }
+        attempts++;
+        Acquirer.Attempt attempt;
+        try {
+            attempt = table.attemptForLeader(name, leaseDuration);
+        } catch (RuntimeException | Error e) {
+            failedAttempt(e);
+            return;
+        }
+        answered();
+        if (attempt instanceof Acquirer.Acquired acquired) {
+            Lease lease = acquired.lease();
+            table.leaderAcquireFinished(name, lease, contendingSinceNanos, attempts > 1);
+            termStarted(lease);
+        } else {
+            Acquirer.Busy busy = (Acquirer.Busy) attempt;
+            schedule(Timing.pollPause(busy.holderLeaseNanos(), busy.untilDueNanos(), ThreadLocalRandom.current()));
+        }
+    }
+
+    private void failedAttempt(Throwable error) {
+        if (table.isClosed()) {
+            finish(null);
+            return;
+        }
+        table.leaderAcquireFailed(name, contendingSinceNanos, attempts > 1);
+        if (!(error instanceof RuntimeException runtime) || !Errors.isTransient(runtime)) {
+            log.error("Leadership of lock '{}' in table '{}' ended: {}", name, table.tableName(), error.toString());
+            finish(error);
+            return;
+        }
+        failuresInRow++;
+        if (failuresInRow == 1) {
+            log.warn(
+                    "Leadership of lock '{}' in table '{}': acquire failed, trying again every {} until it works: {}",
+                    name,
+                    table.tableName(),
+                    Duration.ofNanos(Timing.leaderRetry(leaseDuration)),
+                    error.toString());
+        } else {
+            log.debug(
+                    "Leadership of lock '{}': acquire failed again ({} in a row): {}",
+                    name,
+                    failuresInRow,
+                    error.toString());
+        }
+        listeners.onLeadershipError(name, runtime, failuresInRow);
+        schedule(Timing.leaderRetry(leaseDuration));
+    }
+
+    private void answered() {
+        if (failuresInRow > 0) {
+            log.info(
+                    "Leadership of lock '{}' in table '{}': DynamoDB answers again after {} failed acquires",
+                    name,
+                    table.tableName(),
+                    failuresInRow);
+            failuresInRow = 0;
+        }
+    }
+
+    /** A term starts with a lease just acquired, unless the election stopped or stepped down meanwhile. */
+    private void termStarted(Lease lease) {
+        if (!lease.isHeld()) {
+            restartContending(0); // answered after a whole lease: no term
+            return;
+        }
+        boolean handBack;
+        synchronized (state) {
+            handBack = stopping || (outUntilNanos != 0 && outUntilNanos - clock.nanoTime() > 0);
+            if (!handBack) {
                 current = lease;
+                phase = Phase.LEADING;
                 steppedDown = false;
             }
-            try {
-                termListener.onTermStarted(lease);
-            } catch (RuntimeException | Error e) {
-                log.warn("Leadership of lock '{}': the term listener's onTermStarted threw", name, e);
-            }
-            return true;
         }
-
-        @Override
-        public void ended(Lease lease) {
-            synchronized (Leadership.this) {
-                current = null;
+        if (handBack) {
+            lease.release(); // a step-down or a stop came while the acquire was on its way
+            if (isStopping()) {
+                finish(null);
+            } else {
+                restartContending(0);
             }
-            try {
-                termListener.onTermEnded(lease);
-            } catch (RuntimeException | Error e) {
-                log.warn("Leadership of lock '{}': the term listener's onTermEnded threw", name, e);
-            }
+            return;
         }
+        terms.started(lease);
+        listeners.dispatch(() -> call(termListener::onTermStarted, lease, "onTermStarted"));
+        lease.onEnd(() -> termEnded(lease)); // on the path that ends the lease, at once
+    }
 
-        @Override
-        public boolean contendAfterRelease() {
-            synchronized (Leadership.this) {
-                return steppedDown && !table.isClosed();
+    /** The term's lease ended (on the thread that ended it: must not block): contend again, or stop. */
+    private void termEnded(Lease lease) {
+        boolean stepDown;
+        boolean stop;
+        synchronized (state) {
+            if (current != lease) {
+                return; // heard already (the hook may run twice)
             }
+            current = null;
+            stepDown = steppedDown;
+            steppedDown = false;
+            LeaseEnd end = lease.end().orElse(LeaseEnd.EXPIRED);
+            stop = stopping
+                    || end == LeaseEnd.CLOSED
+                    || (end == LeaseEnd.RELEASED && !stepDown); // released from outside: the leadership is over
+        }
+        terms.ended(lease);
+        listeners.dispatch(() -> call(termListener::onTermEnded, lease, "onTermEnded"));
+        LeaseEnd end = lease.end().orElse(LeaseEnd.EXPIRED);
+        if (stop) {
+            finish(null);
+        } else {
+            if (end == LeaseEnd.LOST || end == LeaseEnd.EXPIRED) {
+                log.info(
+                        "Leadership of lock '{}' ended: lease {} (fencing token {}); contending again",
+                        name,
+                        end,
+                        lease.fencingToken());
+            }
+            restartContending(0); // a step-down's cool-down is looked at by the attempt
+        }
+    }
+
+    private void restartContending(long delayNanos) {
+        contendingSinceNanos = clock.nanoTime();
+        attempts = 0;
+        schedule(delayNanos);
+    }
+
+    private boolean isStopping() {
+        synchronized (state) {
+            return stopping;
+        }
+    }
+
+    /** Stops once, with the lease released: the table forgets it, and {@link #whenStopped()} completes. */
+    private void finish(@Nullable Throwable error) {
+        synchronized (state) {
+            if (current != null) {
+                return; // its lease's end finishes it
+            }
+            phase = Phase.STOPPED;
+            stopping = true;
+            nextAttempt = null;
+        }
+        if (error == null) {
+            stopped.complete(null);
+        } else {
+            stopped.completeExceptionally(error);
+        }
+    }
+
+    private void call(Consumer<Lease> callback, Lease lease, String which) {
+        try {
+            callback.accept(lease);
+        } catch (RuntimeException | Error e) {
+            log.warn("Leadership of lock '{}': the term listener's {} threw", name, which, e);
         }
     }
 }

@@ -106,16 +106,6 @@ public final class LockTable implements AutoCloseable {
     /** The elections under way, so that {@link #close()} stops them. */
     private final Set<Leadership> leaderships = ConcurrentHashMap.newKeySet();
 
-    private static final LeaderLoop.Terms NO_TERMS = new LeaderLoop.Terms() {
-        @Override
-        public boolean started(Lease lease) {
-            return true;
-        }
-
-        @Override
-        public void ended(Lease lease) {}
-    };
-
     private LockTable(Builder builder) {
         this.tableName = builder.tableName;
         this.partitionKey = builder.partitionKey;
@@ -304,7 +294,7 @@ public final class LockTable implements AutoCloseable {
     public Lease acquire(String name, Duration leaseDuration) throws InterruptedException {
         checkArguments(name, leaseDuration);
         try {
-            return acquireWithin(name, leaseDuration, Long.MAX_VALUE, null);
+            return acquireWithin(name, leaseDuration, Long.MAX_VALUE);
         } catch (TimeoutException e) {
             throw new IllegalStateException("an acquire without a time limit timed out", e);
         }
@@ -331,20 +321,31 @@ public final class LockTable implements AutoCloseable {
         if (maxWait.isNegative()) {
             throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
         }
-        return acquireWithin(name, leaseDuration, saturatedNanos(maxWait), null);
+        return acquireWithin(name, leaseDuration, saturatedNanos(maxWait));
     }
 
-    /** For the leader loop: waits without limit, and says after each attempt that DynamoDB answered. */
-    Lease acquireForLeader(String name, Duration leaseDuration, Runnable answered) throws InterruptedException {
-        checkArguments(name, leaseDuration);
-        try {
-            return acquireWithin(name, leaseDuration, Long.MAX_VALUE, answered);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("an acquire without a time limit timed out", e);
-        }
+    /** One attempt of a {@link Leadership}, on a worker: steps 2 to 4 once, never waiting. */
+    Acquirer.Attempt attemptForLeader(String name, Duration leaseDuration) {
+        checkOpen(name);
+        return acquirer.attempt(name, leaseDuration, Long.MAX_VALUE);
     }
 
-    private Lease acquireWithin(String name, Duration leaseDuration, long maxWaitNanos, Runnable answered)
+    /** A leadership's contention ended with a term: the acquire is measured from its first attempt. */
+    void leaderAcquireFinished(String name, Lease lease, long sinceNanos, boolean waited) {
+        finished(name, lease.tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED, sinceNanos, waited);
+    }
+
+    /** A leadership's attempt failed. */
+    void leaderAcquireFailed(String name, long sinceNanos, boolean waited) {
+        finished(name, AcquireOutcome.ERROR, sinceNanos, waited);
+    }
+
+    /** The table's workers, for tasks that send requests. */
+    Workers workers() {
+        return workers;
+    }
+
+    private Lease acquireWithin(String name, Duration leaseDuration, long maxWaitNanos)
             throws InterruptedException, TimeoutException {
         long start = clock.nanoTime();
         boolean waited = false;
@@ -372,9 +373,6 @@ public final class LockTable implements AutoCloseable {
                     waited = true;
                     pause(name, waiter, Math.min(left, Timing.raceRetry(ThreadLocalRandom.current())));
                     continue;
-                }
-                if (answered != null) {
-                    answered.run();
                 }
                 if (attempt instanceof Acquirer.Acquired acquired) {
                     Lease lease = acquired.lease();
@@ -450,10 +448,10 @@ public final class LockTable implements AutoCloseable {
     }
 
     /**
-     * Starts contending for leadership of a lock on a thread of its own, and returns a handle to it: the thread
-     * acquires the lock (waiting as {@link #acquire(String, Duration)} does), holds it while its lease lasts, contends
-     * again when it is lost, and retries transient errors after a third of the lease, as {@link #runAsLeader} does;
-     * but it runs no work, so code that leads asks {@link Leadership#isLeader()} or takes {@link
+     * Starts contending for leadership of a lock, and returns a handle to it: the election acquires the lock (polling
+     * as {@link #acquire(String, Duration)} does), holds it while its lease lasts, contends again when it is lost,
+     * and retries transient errors after a third of the lease, as {@link #runAsLeader} does (which is built on it).
+     * It has no thread of its own: its attempts are tasks on the table's timer and workers. It runs no work, so code that leads asks {@link Leadership#isLeader()} or takes {@link
      * Leadership#lease()} when it runs (a scheduled job, say). {@link Leadership#close()} steps down.
      *
      * <pre>{@code
@@ -474,7 +472,7 @@ public final class LockTable implements AutoCloseable {
 
     /**
      * Starts contending for leadership of a lock as {@link #lead(String, Duration)} does, and tells {@code
-     * termListener} when each term starts and ends, on the leadership's thread.
+     * termListener} when each term starts and ends, in order, on the table's event thread.
      *
      * <pre>{@code
      * Leadership leadership = locks.lead("order-sweeper", Duration.ofSeconds(30),
@@ -493,7 +491,10 @@ public final class LockTable implements AutoCloseable {
     public Leadership lead(String name, Duration leaseDuration, LeaderTermListener termListener) {
         checkArguments(name, leaseDuration);
         Objects.requireNonNull(termListener, "termListener");
-        Leadership leadership = new Leadership(this, name, leaseDuration, termListener, listeners, clock);
+        return start(new Leadership(this, name, leaseDuration, termListener, Leadership.Terms.NONE, listeners, clock));
+    }
+
+    private Leadership start(Leadership leadership) {
         leaderships.add(leadership);
         leadership.whenStopped().whenComplete((stopped, error) -> leaderships.remove(leadership));
         if (closed.get()) { // closed meanwhile: close() may not have seen it
@@ -508,7 +509,7 @@ public final class LockTable implements AutoCloseable {
      * Leads on a lock: of all the processes that run this for the same lock, one at a time runs {@code work}, and
      * when its lease is lost another takes over.
      *
-     * <p><b>A term.</b> It acquires the lock with {@link #acquire(String, Duration)} on the calling thread, then runs
+     * <p><b>A term.</b> A {@link Leadership} elects (see {@link #lead(String, Duration)}); for each term won it runs
      * the work on a new thread named {@code locktable-leader-<name>} with the lease bound as {@link Lease#current()},
      * while the calling thread waits. When the lease is lost (a renewal found another holder, or none succeeded
      * within the lease) the work's thread is interrupted at once; this waits for the work to stop and contends
@@ -553,7 +554,8 @@ public final class LockTable implements AutoCloseable {
     public void runAsLeader(String name, Duration leaseDuration, LeaderWork work) throws Exception {
         checkArguments(name, leaseDuration);
         Objects.requireNonNull(work, "work");
-        new LeaderLoop(this, name, leaseDuration, work, NO_TERMS, listeners, clock).run();
+        LeaderRun run = new LeaderRun(this, name, leaseDuration, work);
+        run.run(start(new Leadership(this, name, leaseDuration, lease -> {}, run.terms(), listeners, clock)));
     }
 
     /**

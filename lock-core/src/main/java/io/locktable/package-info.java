@@ -50,10 +50,11 @@
  *       regions each take writes on their own, and accepts multi-Region strong consistency.
  * </ol>
  *
- * <p><b>Leadership</b> is built on these steps, not beside them: {@code LeaderLoop} acquires (steps 2 to 4) until it
- * wins, holds the term's lease (step 5) and contends again when it is lost, for both {@link
- * io.locktable.LockTable#runAsLeader} (work on a thread per term) and {@link io.locktable.Leadership} (no work, one
- * thread per lock, {@link io.locktable.Leadership#stepDown} releases by step 6 and sits out a cool-down).
+ * <p><b>Leadership</b> is built on these steps, not beside them: a {@link io.locktable.Leadership} attempts (steps 2
+ * to 4) as tasks on the table's timer and workers until it wins, holds the term's lease (step 5) and contends again
+ * when it is lost; {@link io.locktable.Leadership#stepDown} releases by step 6 and sits out a cool-down. {@link
+ * io.locktable.LockTable#runAsLeader} is a {@code Leadership} whose caller runs each term's work on a thread of the
+ * work's own, interrupted by the path that ends the lease ({@code LeaderRun}).
  *
  * <p>Every lease decision reads the monotonic clock of one {@link io.locktable.LockClock}; callbacks of users run on
  * the table's event thread, never on the threads that renew.
@@ -61,7 +62,9 @@
  * <p><b>Threads.</b> One timer thread ({@code LeaseTimer}: every held lease in one queue, one task on the clock), one
  * event thread, and workers that send the requests ({@code ElasticWorkers}): up to {@code schedulerThreads} (6) as
  * requests queue, and, while renewals start late (waited a twentieth of their period, half of what {@code
- * RenewalLateness} reports as late), one more per such renewal up to 64, those going away after 5 s idle. Each thread goes away when idle. Every
+ * RenewalLateness} reports as late), one more per such renewal up to 64, those going away after 5 s idle. Each thread
+ * goes away when idle. Nothing else of the library starts a thread: elections, releases at close and give-backs are
+ * tasks on these; only {@code runAsLeader}'s work gets a thread per term, as user code never runs on them. Every
  * request also carries the SDK's {@code apiCallTimeout}, whose tasks run on the SDK client's own scheduled executor
  * (5 threads, started by the first request with a timeout, shared by every user of the client): only that timeout
  * aborts the HTTP request of a hung socket read, which no interrupt ends.

@@ -40,9 +40,10 @@ import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
  * runner.lease("order-sweeper").ifPresent(lease -> log.info("term {}", lease.fencingToken()));
  * }</pre>
  *
- * <p><b>Threads.</b> Each name has one election thread, {@code locktable-leadership-<name>}: lock-core's {@link
- * LockTable#lead(String, Duration, io.locktable.LeaderTermListener)}, which contends, holds the term's lease and
- * contends again; it only marks the state at each term's start and end, so no user code ever runs on it. {@code @LeaderOnly} calls run on the caller's thread with the lease bound as {@link Lease#current()}, and the
+ * <p><b>Threads.</b> Each name has an election, lock-core's {@link LockTable#lead(String, Duration,
+ * io.locktable.LeaderTermListener)}, which contends, holds the term's lease and contends again as tasks on the lock
+ * table's timer and workers (no thread per name); its term listener only marks the state at each term's start and
+ * end, on the table's event thread, so no user code ever runs there. {@code @LeaderOnly} calls run on the caller's thread with the lease bound as {@link Lease#current()}, and the
  * events on the thread {@code locktable-leadership-events}. Steps down ({@link #yieldAsync(String)}) and the stop
  * wait on the runner's own small pool of threads {@code locktable-stepdown-<n>}, never on a shared pool.
  *
