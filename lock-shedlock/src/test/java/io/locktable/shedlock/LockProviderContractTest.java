@@ -6,12 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.locktable.Lease;
+import io.locktable.LeaseLostException;
 import io.locktable.LockRecord;
 import io.locktable.shedlock.Instances.Instance;
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.EngineAssumptions;
+import io.locktable.test.EngineCapability;
 import io.locktable.test.TestTable;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -28,6 +33,8 @@ import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
  * The cases of ShedLock's provider contract (its {@code AbstractLockProviderIntegrationTest} and {@code
@@ -47,7 +54,12 @@ class LockProviderContractTest {
 
     private final String name = Instances.lockName();
 
+    private final DynamoDbEngine engine;
+    private final TestTable table;
+
     LockProviderContractTest(DynamoDbEngine engine, TestTable table) {
+        this.engine = engine;
+        this.table = table;
         this.instances = new Instances(engine, table);
     }
 
@@ -158,10 +170,13 @@ class LockProviderContractTest {
         assertThat(b.provider().lock(config(name, LONG_LEASE, Duration.ZERO))).isEmpty();
         assertThat(a.provider().lock(config(name, LONG_LEASE, Duration.ZERO))).isEmpty();
         AtomicReference<SimpleLock> taken = new AtomicReference<>();
-        await().atMost(BOUND).pollInterval(Duration.ofMillis(200)).until(() -> {
-            b.provider().lock(config(name, LONG_LEASE, Duration.ZERO)).ifPresent(taken::set);
-            return taken.get() != null;
-        });
+        await().pollInSameThread()
+                .atMost(BOUND)
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    b.provider().lock(config(name, LONG_LEASE, Duration.ZERO)).ifPresent(taken::set);
+                    return taken.get() != null;
+                });
         assertThat(Duration.ofNanos(System.nanoTime() - askedAt))
                 .as("not before lockAtLeastFor")
                 .isGreaterThanOrEqualTo(atLeast);
@@ -239,10 +254,13 @@ class LockProviderContractTest {
 
         assertThat(a.holds(name)).as("kept after the unlock").isTrue();
         AtomicReference<SimpleLock> taken = new AtomicReference<>();
-        await().atMost(BOUND).pollInterval(Duration.ofMillis(200)).until(() -> {
-            b.provider().lock(config(name, LONG_LEASE, Duration.ZERO)).ifPresent(taken::set);
-            return taken.get() != null;
-        });
+        await().pollInSameThread()
+                .atMost(BOUND)
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    b.provider().lock(config(name, LONG_LEASE, Duration.ZERO)).ifPresent(taken::set);
+                    return taken.get() != null;
+                });
         assertThat(Duration.ofNanos(System.nanoTime() - extendedAt)).isGreaterThanOrEqualTo(atLeast);
         taken.get().unlock();
     }
@@ -322,6 +340,46 @@ class LockProviderContractTest {
         assertThat(a.provider().lock(config(name, Duration.ofSeconds(1), Duration.ZERO)))
                 .isEmpty();
         assertThat(a.locks().heldLeases()).isEmpty();
+    }
+
+    @Test
+    void theRunsLeaseFencesItsWritesAndAStaleHoldersWriteIsRefused() {
+        EngineAssumptions.assumeCapability(engine, EngineCapability.TRANSACTIONS);
+        Instance frozen = instances.add(builder -> builder.clock(Instances.FROZEN));
+        Instance b = instances.add();
+        SimpleLock stale =
+                frozen.provider().lock(config(name, LEASE, Duration.ZERO)).orElseThrow();
+        Lease staleLease = LockTableLockProvider.currentLease().orElseThrow();
+        SimpleLock taken = takeOver(b, config(name, LEASE, Duration.ZERO));
+        Lease lease = LockTableLockProvider.currentLease().orElseThrow();
+        assertThat(lease).as("the innermost lock of this thread").isNotSameAs(staleLease);
+
+        lease.transactWrite(putReport("by the holder"));
+        assertThat(staleLease.isHeld()).as("the frozen table still believes").isTrue();
+        assertThatThrownBy(() -> staleLease.transactWrite(putReport("by the stale holder")))
+                .isInstanceOf(LeaseLostException.class);
+
+        Map<String, AttributeValue> report = engine.client()
+                .getItem(r -> r.tableName(table.name()).key(reportKey()).consistentRead(true))
+                .item();
+        assertThat(report.get("text").s()).isEqualTo("by the holder");
+        taken.unlock();
+        stale.unlock();
+    }
+
+    private Map<String, AttributeValue> reportKey() {
+        Map<String, AttributeValue> key = new HashMap<>();
+        key.put(table.partitionKey(), AttributeValue.fromS("REPORT#" + name));
+        table.sortKey().ifPresent(sk -> key.put(sk, AttributeValue.fromS("REPORT")));
+        return key;
+    }
+
+    private TransactWriteItem putReport(String text) {
+        Map<String, AttributeValue> item = new HashMap<>(reportKey());
+        item.put("text", AttributeValue.fromS(text));
+        return TransactWriteItem.builder()
+                .put(put -> put.tableName(table.name()).item(item))
+                .build();
     }
 
     @Test
@@ -408,10 +466,13 @@ class LockProviderContractTest {
     /** Polls as a scheduler would until {@code instance} gets the lock. */
     private static SimpleLock takeOver(Instance instance, LockConfiguration config) {
         AtomicReference<SimpleLock> taken = new AtomicReference<>();
-        await().atMost(BOUND).pollInterval(Duration.ofMillis(250)).until(() -> {
-            instance.provider().lock(config).ifPresent(taken::set);
-            return taken.get() != null;
-        });
+        await().pollInSameThread()
+                .atMost(BOUND)
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> {
+                    instance.provider().lock(config).ifPresent(taken::set);
+                    return taken.get() != null;
+                });
         return taken.get();
     }
 }
