@@ -37,31 +37,16 @@ public final class LeaderOnlyAdvisor extends LockAnnotationAdvisor<LeaderOnlyMet
      *     at startup
      */
     public LeaderOnlyAdvisor(Supplier<Duration> defaultLeaseDuration) {
-        this(defaultLeaseDuration, false);
+        this(new LeaderOnlyMethods(defaultLeaseDuration), defaultLeaseDuration);
     }
 
-    /**
-     * Creates the advisor, for tests that lead everything or not.
-     *
-     * @param defaultLeaseDuration the lease of methods that set none, such as {@code locktable.lease-duration}; read
-     *     at startup
-     * @param leadEverything true to run every call, with no lease bound and no leader runner: the test mode of
-     *     {@code locktable.test.lead-everything}, which the auto-configuration enables only with {@code
-     *     lock-spring-boot-test} on the class path. The declarations are checked as always
-     */
-    public LeaderOnlyAdvisor(Supplier<Duration> defaultLeaseDuration, boolean leadEverything) {
-        this(new LeaderOnlyMethods(defaultLeaseDuration), defaultLeaseDuration, leadEverything);
-    }
-
-    private LeaderOnlyAdvisor(
-            LeaderOnlyMethods methods, Supplier<Duration> defaultLeaseDuration, boolean leadEverything) {
+    private LeaderOnlyAdvisor(LeaderOnlyMethods methods, Supplier<Duration> defaultLeaseDuration) {
         super(
                 LeaderOnly.class,
                 LeaderRunner.class,
                 methods,
                 defaultLeaseDuration,
-                leadEverything,
-                runner -> new LeaderOnlyInterceptor(methods, runner, leadEverything));
+                runner -> new LeaderOnlyInterceptor(methods, runner));
         this.methods = methods;
     }
 

@@ -8,15 +8,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs a {@link LeaderOnly} call with the lease bound while this instance leads; skips it otherwise. In the test
- * mode that leads everything, it runs every call, with no lease bound.
+ * Runs a {@link LeaderOnly} call with the lease bound while this instance leads; skips it otherwise.
  */
 final class LeaderOnlyInterceptor extends LockAnnotationInterceptor<LeaderOnlyMethods.Target, LeaderRunner> {
 
     private static final Logger log = LoggerFactory.getLogger(LeaderOnly.class);
 
-    LeaderOnlyInterceptor(LeaderOnlyMethods methods, Supplier<LeaderRunner> runner, boolean leadEverything) {
-        super(methods, runner, leadEverything, log);
+    LeaderOnlyInterceptor(LeaderOnlyMethods methods, Supplier<LeaderRunner> runner) {
+        super(methods, runner, log);
     }
 
     @Override

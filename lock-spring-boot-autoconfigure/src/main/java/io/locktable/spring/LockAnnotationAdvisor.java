@@ -43,7 +43,6 @@ abstract class LockAnnotationAdvisor<T, R> extends AbstractPointcutAdvisor
     private final transient Class<R> runtimeType;
     private final transient AnnotatedMethods<?, T> methods;
     private final transient Supplier<Duration> defaultLeaseDuration;
-    private final boolean leadEverything;
     private final transient Pointcut pointcut;
     private final transient MethodInterceptor interceptor;
     private transient volatile @Nullable ConfigurableListableBeanFactory beanFactory;
@@ -54,12 +53,10 @@ abstract class LockAnnotationAdvisor<T, R> extends AbstractPointcutAdvisor
             Class<R> runtimeType,
             AnnotatedMethods<?, T> methods,
             Supplier<Duration> defaultLeaseDuration,
-            boolean leadEverything,
             Function<Supplier<R>, MethodInterceptor> interceptor) {
         this.runtimeType = runtimeType;
         this.methods = methods;
         this.defaultLeaseDuration = Objects.requireNonNull(defaultLeaseDuration, "defaultLeaseDuration");
-        this.leadEverything = leadEverything;
         this.pointcut = new InterceptablePointcut(new AnnotationMethodMatcher(annotation, true), methods);
         this.interceptor = interceptor.apply(this::runtime);
         setOrder(ORDER);
@@ -123,7 +120,7 @@ abstract class LockAnnotationAdvisor<T, R> extends AbstractPointcutAdvisor
         Map<String, T> byName = scan(factory);
         R found = runtime();
         if (found == null) {
-            if (!byName.isEmpty() && !leadEverything) {
+            if (!byName.isEmpty()) {
                 LoggerFactory.getLogger(runtimeType).warn(withoutRuntime(), byName.keySet());
             }
             return;

@@ -11,8 +11,8 @@ import org.springframework.aop.support.AopUtils;
 
 /**
  * What the interceptors of {@link LeaderOnly} and {@link LockedRun} share: each call's declaration is read (and
- * checked) first; in the test mode that leads everything the call runs as is; without the runtime bean (no single
- * lock table) it is skipped; otherwise the runtime bean decides.
+ * checked) first; without the runtime bean (no single lock table) it is skipped; otherwise the runtime bean
+ * decides.
  *
  * @param <T> what a method's declaration resolves to
  * @param <R> the runtime bean, such as the {@link LeaderRunner}
@@ -21,13 +21,11 @@ abstract class LockAnnotationInterceptor<T, R> implements MethodInterceptor {
 
     private final AnnotatedMethods<?, T> methods;
     private final Supplier<R> runtime;
-    private final boolean leadEverything;
     private final Logger log;
 
-    LockAnnotationInterceptor(AnnotatedMethods<?, T> methods, Supplier<R> runtime, boolean leadEverything, Logger log) {
+    LockAnnotationInterceptor(AnnotatedMethods<?, T> methods, Supplier<R> runtime, Logger log) {
         this.methods = methods;
         this.runtime = runtime;
-        this.leadEverything = leadEverything;
         this.log = log;
     }
 
@@ -36,9 +34,6 @@ abstract class LockAnnotationInterceptor<T, R> implements MethodInterceptor {
         Method method = invocation.getMethod();
         Object bean = invocation.getThis();
         T declared = methods.resolve(method, bean == null ? method.getDeclaringClass() : AopUtils.getTargetClass(bean));
-        if (leadEverything) {
-            return invocation.proceed();
-        }
         R current = runtime.get();
         if (current == null) {
             log.debug("Skipped {}: the context has no single lock table", method);

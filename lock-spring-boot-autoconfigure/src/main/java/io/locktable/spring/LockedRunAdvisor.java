@@ -36,31 +36,16 @@ public final class LockedRunAdvisor extends LockAnnotationAdvisor<LockedRunMetho
      *     at startup
      */
     public LockedRunAdvisor(Supplier<Duration> defaultLeaseDuration) {
-        this(defaultLeaseDuration, false);
+        this(new LockedRunMethods(defaultLeaseDuration), defaultLeaseDuration);
     }
 
-    /**
-     * Creates the advisor, for tests that run every call or not.
-     *
-     * @param defaultLeaseDuration the lease of methods that set none, such as {@code locktable.lease-duration}; read
-     *     at startup
-     * @param leadEverything true to run every call, with no lock taken and no lease bound: the test mode of {@code
-     *     locktable.test.lead-everything}, which the auto-configuration enables only with {@code
-     *     lock-spring-boot-test} on the class path. The declarations are checked as always
-     */
-    public LockedRunAdvisor(Supplier<Duration> defaultLeaseDuration, boolean leadEverything) {
-        this(new LockedRunMethods(defaultLeaseDuration), defaultLeaseDuration, leadEverything);
-    }
-
-    private LockedRunAdvisor(
-            LockedRunMethods methods, Supplier<Duration> defaultLeaseDuration, boolean leadEverything) {
+    private LockedRunAdvisor(LockedRunMethods methods, Supplier<Duration> defaultLeaseDuration) {
         super(
                 LockedRun.class,
                 LockedRuns.class,
                 methods,
                 defaultLeaseDuration,
-                leadEverything,
-                runs -> new LockedRunInterceptor(methods, runs, leadEverything));
+                runs -> new LockedRunInterceptor(methods, runs));
         this.methods = methods;
     }
 

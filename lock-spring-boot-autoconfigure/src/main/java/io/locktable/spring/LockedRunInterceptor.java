@@ -5,13 +5,12 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs a {@link LockedRun} call under its lock, through {@link LockedRuns}; skips it when there is none. In the test
- * mode that leads everything, it runs every call, with no lock taken.
+ * Runs a {@link LockedRun} call under its lock, through {@link LockedRuns}; skips it when there is none.
  */
 final class LockedRunInterceptor extends LockAnnotationInterceptor<LockedRunMethods.Target, LockedRuns> {
 
-    LockedRunInterceptor(LockedRunMethods methods, Supplier<LockedRuns> runs, boolean leadEverything) {
-        super(methods, runs, leadEverything, LoggerFactory.getLogger(LockedRun.class));
+    LockedRunInterceptor(LockedRunMethods methods, Supplier<LockedRuns> runs) {
+        super(methods, runs, LoggerFactory.getLogger(LockedRun.class));
     }
 
     @Override

@@ -6,7 +6,6 @@ import io.locktable.spring.LeaderOnlyAdvisor;
 import io.locktable.spring.LeaderRunner;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -23,9 +22,7 @@ import org.springframework.core.env.Environment;
  * locktable.leader.enabled=false}) and the {@link LeaderOnlyAdvisor} that admits or skips calls. The advisor applies
  * through the context's auto-proxy creator (Spring Boot's AOP auto-configuration, or Spring's infrastructure one when
  * there is none), whose {@code spring.aop.proxy-target-class} decides between interface-based and class-based
- * proxies. Each backs off when the context has a bean of its type. In the test mode {@code
- * locktable.test.lead-everything} (with {@code lock-spring-boot-test} on the class path) there is no runner and the
- * advisor runs every call.
+ * proxies. Each backs off when the context has a bean of its type.
  */
 @AutoConfiguration(after = {LockTableAutoConfiguration.class, AopAutoConfiguration.class})
 @EnableConfigurationProperties(LockTableProperties.class)
@@ -47,11 +44,7 @@ public final class LeaderOnlyAutoConfiguration {
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static LeaderOnlyAdvisor leaderOnlyAdvisor(
-            ObjectProvider<LockTableProperties> properties,
-            Environment environment,
-            ConfigurableListableBeanFactory beanFactory) {
-        return new LeaderOnlyAdvisor(
-                () -> DurationProperties.leaseDuration(properties.getObject(), environment),
-                LeadEverything.check(environment, beanFactory.getBeanClassLoader()));
+            ObjectProvider<LockTableProperties> properties, Environment environment) {
+        return new LeaderOnlyAdvisor(() -> DurationProperties.leaseDuration(properties.getObject(), environment));
     }
 }

@@ -13,6 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -23,35 +24,67 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * LockTable#verify()} (or creates it first with {@code locktable.create-table=true}); a missing or unfit table
  * stops startup. A DAX client is refused. Its events go to every {@link LockTableListener} bean, and every {@link
  * LockTableBuilderCustomizer} bean adjusts it before it is built. Backs off when the context has a {@code
- * LockTable} of its own (or several). Off in the test mode {@code locktable.test.lead-everything}, which needs no
- * table.
+ * LockTable} of its own (or several).
+ *
+ * <p>In the test mode {@code locktable.test.in-memory} (or {@code locktable.test.lead-everything}), with {@code
+ * lock-spring-boot-test} on the class path, the table is {@link LockTable#inMemory in memory} instead: no client, no
+ * table and no request, the same options, listeners and customizers.
  */
 @AutoConfiguration(after = LockTableDynamoDbClientAutoConfiguration.class)
 @ConditionalOnClass(LockTable.class)
 @EnableConfigurationProperties(LockTableProperties.class)
 @ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
-@Conditional(LeadEverything.Off.class)
 public final class LockTableAutoConfiguration {
 
     LockTableAutoConfiguration() {}
 
-    @Bean(destroyMethod = "close")
-    @ConditionalOnMissingBean
-    @Conditional(LockTableClientCondition.class)
-    LockTable lockTable(
-            @LockTableDynamoDbClient ObjectProvider<DynamoDbClient> lockTableDynamoDbClient,
-            ObjectProvider<DynamoDbClient> dynamoDbClient,
-            LockTableProperties properties,
-            Environment environment,
-            ObjectProvider<LockTableListener> listeners,
-            ObjectProvider<LockTableBuilderCustomizer> customizers) {
-        DynamoDbClient client = lockTableDynamoDbClient.getIfAvailable(dynamoDbClient::getObject);
-        return LockTableFactory.create(
-                client,
-                properties,
-                DefaultHolder.of(environment),
-                LockTableListener.forwardingTo(new ListenerBeans(listeners)),
-                builder -> customizers.orderedStream().forEach(customizer -> customizer.customize(builder)));
+    /** The lock table in DynamoDB, which production always uses. */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(InMemoryTestMode.Off.class)
+    static class DynamoDbLockTableConfiguration {
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        @Conditional(LockTableClientCondition.class)
+        LockTable lockTable(
+                @LockTableDynamoDbClient ObjectProvider<DynamoDbClient> lockTableDynamoDbClient,
+                ObjectProvider<DynamoDbClient> dynamoDbClient,
+                LockTableProperties properties,
+                Environment environment,
+                ObjectProvider<LockTableListener> listeners,
+                ObjectProvider<LockTableBuilderCustomizer> customizers) {
+            InMemoryTestMode.warnIfAsked(environment);
+            DynamoDbClient client = lockTableDynamoDbClient.getIfAvailable(dynamoDbClient::getObject);
+            return LockTableFactory.create(
+                    client,
+                    properties,
+                    DefaultHolder.of(environment),
+                    LockTableListener.forwardingTo(new ListenerBeans(listeners)),
+                    builder -> customizers.orderedStream().forEach(customizer -> customizer.customize(builder)));
+        }
+    }
+
+    /** The lock table of the test mode, in memory: {@link InMemoryTestMode}. */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(InMemoryTestMode.On.class)
+    static class InMemoryLockTableConfiguration {
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        LockTable lockTable(
+                LockTableProperties properties,
+                Environment environment,
+                ObjectProvider<LockTableListener> listeners,
+                ObjectProvider<LockTableBuilderCustomizer> customizers) {
+            LockTable locks = LockTableFactory.inMemory(
+                    InMemoryTestMode.tableName(properties.getTableName()),
+                    properties,
+                    DefaultHolder.of(environment),
+                    LockTableListener.forwardingTo(new ListenerBeans(listeners)),
+                    builder -> customizers.orderedStream().forEach(customizer -> customizer.customize(builder)));
+            InMemoryTestMode.log(environment, locks);
+            return locks;
+        }
     }
 
     /** A client for the locks: one marked {@code @LockTableDynamoDbClient}, or the context's single candidate. */

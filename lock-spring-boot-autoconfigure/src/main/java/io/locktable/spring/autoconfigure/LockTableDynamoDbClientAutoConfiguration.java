@@ -23,8 +23,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
  * chain; the default credentials chain unless the connection details give credentials. Ordered after Spring Cloud
  * AWS's DynamoDB auto-configuration, whose client is used when it is there.
  *
- * <p>Also built in the test mode {@code locktable.test.lead-everything}, where the starter builds no lock table: the
- * application's own beans inject the client, and building it sends no request. There a client without a region set
+ * <p>Also built in the test mode {@code locktable.test.in-memory}, where the locks are in memory and do not use it:
+ * the application's own beans inject the client, and building it sends no request. There a client without a region set
  * takes the region of {@code aws.region}, {@code AWS_REGION} or the AWS profile, else {@code us-east-1}, so that a
  * test starts on a machine without any AWS settings, and never waits on instance metadata for one.
  */
@@ -55,7 +55,7 @@ public final class LockTableDynamoDbClientAutoConfiguration {
         String region = connection.getRegion();
         if (region != null && !region.isBlank()) {
             builder.region(Region.of(region.trim()));
-        } else if (LeadEverything.isOn(environment, beanFactory.getBeanClassLoader())) {
+        } else if (InMemoryTestMode.isOn(environment, beanFactory.getBeanClassLoader())) {
             builder.region(testRegion());
         }
         if (connection.getCredentialsProvider() != null) {

@@ -27,7 +27,8 @@ import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
 /**
  * Builds the auto-configured {@link LockTable} from the properties: has lock-core check the names and options (a
- * value it refuses fails startup naming the property), refuses a DAX client, then creates or verifies the table.
+ * value it refuses fails startup naming the property), refuses a DAX client, then creates or verifies the table. In
+ * the test mode it builds the table in memory instead, with the same options.
  */
 final class LockTableFactory {
 
@@ -46,12 +47,7 @@ final class LockTableFactory {
             LockTableListener listener,
             Consumer<LockTable.Builder> customizer) {
         refuseDax(client);
-        LockTable.Builder builder = builder(client, properties);
-        LockTableOptions options = options(properties, defaultHolder);
-        asProperty("locktable.time-to-live.attribute", TIME_TO_LIVE_ATTRIBUTE_ACTION, () -> builder.options(options));
-        builder.listener(listener);
-        customizer.accept(builder);
-        LockTable locks = builder.build();
+        LockTable locks = build(builder(client, properties), properties, defaultHolder, listener, customizer);
         try {
             prepare(client, locks, properties);
         } catch (RuntimeException e) {
@@ -59,6 +55,37 @@ final class LockTableFactory {
             throw e;
         }
         return locks;
+    }
+
+    /**
+     * Builds a lock table {@link LockTable#inMemory in memory}, for the test mode: the options, listener and
+     * customizer as in production; the key attributes are the in-memory table's, and there is no table to create or
+     * check, so it sends no request.
+     */
+    static LockTable inMemory(
+            String tableName,
+            LockTableProperties properties,
+            String defaultHolder,
+            LockTableListener listener,
+            Consumer<LockTable.Builder> customizer) {
+        LockTable.Builder builder = asProperty(
+                "locktable.table-name",
+                "Set locktable.table-name to the name of the DynamoDB table that holds the locks.",
+                () -> LockTable.inMemory(tableName));
+        return build(builder, properties, defaultHolder, listener, customizer);
+    }
+
+    private static LockTable build(
+            LockTable.Builder builder,
+            LockTableProperties properties,
+            String defaultHolder,
+            LockTableListener listener,
+            Consumer<LockTable.Builder> customizer) {
+        LockTableOptions options = options(properties, defaultHolder);
+        asProperty("locktable.time-to-live.attribute", TIME_TO_LIVE_ATTRIBUTE_ACTION, () -> builder.options(options));
+        builder.listener(listener);
+        customizer.accept(builder);
+        return builder.build();
     }
 
     static void refuseDax(DynamoDbClient client) {

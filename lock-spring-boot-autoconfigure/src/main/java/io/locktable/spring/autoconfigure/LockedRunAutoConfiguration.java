@@ -6,7 +6,6 @@ import io.locktable.spring.LockedRunAdvisor;
 import io.locktable.spring.LockedRuns;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -22,8 +21,7 @@ import org.springframework.core.env.Environment;
  * {@link LockedRun}: the {@link LockedRuns} that run each call under a lock of its own in the context's single
  * {@link LockTable}, and the {@link LockedRunAdvisor} that hands the calls to it. The advisor applies through the
  * context's auto-proxy creator, as {@code @LeaderOnly}'s does. Each backs off when the context has a bean of its
- * type. In the test mode {@code locktable.test.lead-everything} (with {@code lock-spring-boot-test} on the class
- * path) there is no {@code LockedRuns} and the advisor runs every call.
+ * type.
  */
 @AutoConfiguration(after = {LockTableAutoConfiguration.class, AopAutoConfiguration.class})
 @EnableConfigurationProperties(LockTableProperties.class)
@@ -43,12 +41,7 @@ public final class LockedRunAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static LockedRunAdvisor lockedRunAdvisor(
-            ObjectProvider<LockTableProperties> properties,
-            Environment environment,
-            ConfigurableListableBeanFactory beanFactory) {
-        return new LockedRunAdvisor(
-                () -> DurationProperties.leaseDuration(properties.getObject(), environment),
-                LeadEverything.isOn(environment, beanFactory.getBeanClassLoader()));
+    static LockedRunAdvisor lockedRunAdvisor(ObjectProvider<LockTableProperties> properties, Environment environment) {
+        return new LockedRunAdvisor(() -> DurationProperties.leaseDuration(properties.getObject(), environment));
     }
 }

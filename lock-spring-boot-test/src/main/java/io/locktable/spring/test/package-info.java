@@ -2,7 +2,7 @@
  * Test support for applications that use the LockTable Spring Boot starter: {@code @ServiceConnection} for
  * DynamoDB-compatible containers ({@link io.locktable.spring.test.LockTableEngineContainer} stands for lock-test's
  * engines where Docker is absent), {@link io.locktable.spring.test.LockTableTestProperties} for a {@code
- * @DynamicPropertySource}, and the test mode {@code locktable.test.lead-everything} ({@link
+ * @DynamicPropertySource}, and the test mode {@code locktable.test.in-memory}, whose locks are in memory ({@link
  * io.locktable.spring.test.LockTableTestMode}). Use it with test scope only.
  */
 @NullMarked

@@ -21,11 +21,13 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * The snippet of this module's README and of {@link LockTableTestMode}, as written, for an application shaped like
- * the main README's quick start: a {@code @Scheduled @LeaderOnly} job and a {@code @LockedRun} report in a bean that
- * injects the {@code DynamoDbClient} its writes go through. No engine, no table name, no mock: the context starts,
- * the client is the starter's (built, never called), and both calls run.
+ * the main README's quick start: a {@code @Scheduled @LeaderOnly} job that fences with {@code
+ * Lease.current().orElseThrow()} and a {@code @LockedRun} report, in a bean that injects the {@code DynamoDbClient}
+ * its own writes would go through. No engine, no table name, no mock: the context starts, the client is the
+ * starter's (built, never called), the locks are in memory, and both calls run with a real lease, the sweep's as
+ * soon as the test runs.
  */
-@SpringBootTest(classes = LeadEverythingSnippetTest.App.class, properties = "locktable.test.lead-everything=true")
+@SpringBootTest(classes = LeadEverythingSnippetTest.App.class, properties = "locktable.test.in-memory=true")
 class LeadEverythingSnippetTest {
 
     @Autowired
@@ -36,15 +38,15 @@ class LeadEverythingSnippetTest {
 
     @Test
     void reports() {
-        job.report(); // runs: no engine, no lock table, no lock taken
-        job.sweep();
+        job.report(); // runs under its lock, in memory: no engine, no mock
+        job.sweep(); // runs: this instance leads at once, with Lease.current() bound
 
-        assertThat(job.ran()).containsExactly("report without a lease", "sweep without a lease");
+        assertThat(job.ran()).containsExactly("report with lease sales-report", "sweep with lease order-sweeper");
         assertThat(job.client()).isSameAs(context.getBean(DynamoDbClient.class));
         assertThat(job.client().serviceClientConfiguration().region())
                 .as("a region even on a machine without AWS settings")
                 .isNotNull();
-        assertThat(context.getBeanNamesForType(LockTable.class)).isEmpty();
+        assertThat(context.getBean(LockTable.class).tableName()).startsWith("locktable-in-memory-");
     }
 
     @SpringBootConfiguration
@@ -76,12 +78,12 @@ class LeadEverythingSnippetTest {
         @Scheduled(fixedDelay = 3_600_000, initialDelay = 3_600_000)
         @LeaderOnly("order-sweeper")
         public void sweep() {
-            ran.add("sweep " + Lease.current().map(lease -> "with a lease").orElse("without a lease"));
+            ran.add("sweep with lease " + Lease.current().orElseThrow().name());
         }
 
         @LockedRun("sales-report")
         public void report() {
-            ran.add("report " + Lease.current().map(lease -> "with a lease").orElse("without a lease"));
+            ran.add("report with lease " + Lease.current().orElseThrow().name());
         }
     }
 }

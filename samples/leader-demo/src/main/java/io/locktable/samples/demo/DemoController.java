@@ -29,7 +29,7 @@ class DemoController {
         this.instance = instance;
     }
 
-    /** Whether this instance leads; never without a leader runner (locktable.test.lead-everything in a test). */
+    /** Whether this instance leads; never without a leader runner (locktable.leader.enabled=false). */
     @GetMapping("/demo/status")
     Map<String, Object> status() {
         LeaderRunner runner = leaders.getIfUnique();
