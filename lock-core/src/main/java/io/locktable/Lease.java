@@ -2,6 +2,7 @@ package io.locktable;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,7 +38,8 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
  */
 public final class Lease implements AutoCloseable {
 
-    private static final ThreadLocal<Lease> CURRENT = new ThreadLocal<>();
+    /** The bindings of each thread, the current one last; a binding closed out of order leaves the others. */
+    private static final ThreadLocal<@Nullable ArrayDeque<Binding>> BOUND = new ThreadLocal<>();
     /**
      * The monitors that guard the leases' state, shared by stripes: never the lease itself, so a caller that
      * synchronizes on a lease cannot hold up its renewals, and no lease pays for a lock object of its own.
@@ -110,7 +112,9 @@ public final class Lease implements AutoCloseable {
      * @return the current lease, or empty outside a term
      */
     public static Optional<Lease> current() {
-        return Optional.ofNullable(CURRENT.get());
+        ArrayDeque<Binding> bound = BOUND.get();
+        Binding last = bound == null ? null : bound.peekLast();
+        return last == null ? Optional.empty() : Optional.of(last.lease);
     }
 
     /**
@@ -124,15 +128,59 @@ public final class Lease implements AutoCloseable {
      */
     public <T> T callAsCurrent(Callable<T> action) throws Exception {
         Objects.requireNonNull(action, "action");
-        Lease previous = CURRENT.get();
-        CURRENT.set(this);
-        try {
+        try (Binding binding = bindAsCurrent()) {
             return action.call();
-        } finally {
-            if (previous == null) {
-                CURRENT.remove();
-            } else {
-                CURRENT.set(previous);
+        }
+    }
+
+    /**
+     * Binds this lease as {@link #current()} on the calling thread until the returned binding is closed, which
+     * restores what was bound before: for frameworks whose hooks come before and after the work rather than around
+     * it (a ShedLock provider's {@code lock} and {@code unlock}, say). Close it on the same thread, in the reverse
+     * order of binding.
+     *
+     * <pre>{@code
+     * Lease.Binding binding = lease.bindAsCurrent();   // in the framework's "before" hook
+     * ...                                             // the job: Lease.current() is this lease
+     * binding.close();                                 // in its "after" hook, on the same thread
+     * }</pre>
+     *
+     * @return the binding, to close once the work is done
+     */
+    public Binding bindAsCurrent() {
+        ArrayDeque<Binding> bound = BOUND.get();
+        if (bound == null) {
+            bound = new ArrayDeque<>(2);
+            BOUND.set(bound);
+        }
+        Binding binding = new Binding(this, Thread.currentThread());
+        bound.addLast(binding);
+        return binding;
+    }
+
+    /**
+     * A lease bound as {@link #current()} on one thread by {@link #bindAsCurrent()}; closing it unbinds it, and the
+     * lease bound before it is current again. Bindings closed out of order unbind just themselves. Closing one again,
+     * or from another thread, does nothing.
+     */
+    public static final class Binding implements AutoCloseable {
+        private final Lease lease;
+        private final Thread thread;
+
+        private Binding(Lease lease, Thread thread) {
+            this.lease = lease;
+            this.thread = thread;
+        }
+
+        /** Unbinds the lease on the binding's thread; does nothing on another thread or a second time. */
+        @Override
+        public void close() {
+            if (Thread.currentThread() != thread) {
+                return;
+            }
+            ArrayDeque<Binding> bound = BOUND.get();
+            if (bound != null && bound.removeLastOccurrence(this) && bound.isEmpty()) {
+                BOUND.remove();
             }
         }
     }

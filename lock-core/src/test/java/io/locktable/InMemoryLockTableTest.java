@@ -56,6 +56,37 @@ class InMemoryLockTableTest {
     }
 
     @Test
+    void aBindingMakesALeaseCurrentOnItsThreadUntilClosedAndRestoresTheOneBefore() throws Exception {
+        Lease outer = first.tryAcquire("outer", LEASE).orElseThrow();
+        Lease inner = first.tryAcquire("inner", LEASE).orElseThrow();
+
+        Lease.Binding outerBinding = outer.bindAsCurrent();
+        Lease.Binding innerBinding = inner.bindAsCurrent();
+        assertThat(Lease.current()).contains(inner);
+        java.util.concurrent.CompletableFuture<java.util.Optional<Lease>> elsewhere =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    innerBinding.close(); // another thread: nothing happens
+                    return Lease.current();
+                });
+        assertThat(elsewhere.get()).isEmpty();
+        assertThat(Lease.current()).contains(inner);
+
+        innerBinding.close();
+        assertThat(Lease.current()).contains(outer);
+        innerBinding.close(); // twice: nothing happens
+        assertThat(Lease.current()).contains(outer);
+        outerBinding.close();
+        assertThat(Lease.current()).isEmpty();
+
+        Lease.Binding first = outer.bindAsCurrent();
+        Lease.Binding second = inner.bindAsCurrent();
+        first.close(); // out of order: only itself is unbound
+        assertThat(Lease.current()).contains(inner);
+        second.close();
+        assertThat(Lease.current()).isEmpty();
+    }
+
+    @Test
     void aFencedTransactionChecksTheLeaseAndFailsOnceItIsLost() {
         Lease lease = first.tryAcquire("job", LEASE).orElseThrow();
         lease.transactWrite(); // held: accepted

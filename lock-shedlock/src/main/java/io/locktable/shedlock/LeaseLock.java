@@ -16,12 +16,16 @@ final class LeaseLock implements SimpleLock {
     private final Lease lease;
     private final MinimumHolds holds;
     private final long keepUntilNanos;
+    /** The lease bound as {@link Lease#current()} on the job's thread, from the lock to the unlock. */
+    private final Lease.Binding binding;
+
     private final AtomicBoolean valid = new AtomicBoolean(true);
 
-    LeaseLock(Lease lease, MinimumHolds holds, long keepUntilNanos) {
+    LeaseLock(Lease lease, MinimumHolds holds, long keepUntilNanos, Lease.Binding binding) {
         this.lease = lease;
         this.holds = holds;
         this.keepUntilNanos = keepUntilNanos;
+        this.binding = binding;
     }
 
     /**
@@ -34,7 +38,7 @@ final class LeaseLock implements SimpleLock {
     @Override
     public void unlock() {
         invalidate("unlocked");
-        RunningLocks.ended(this);
+        binding.close(); // on the job's thread, as ShedLock's executors unlock; elsewhere it does nothing
         holds.releaseAt(lease, keepUntilNanos);
     }
 
@@ -56,21 +60,15 @@ final class LeaseLock implements SimpleLock {
         long now = System.nanoTime();
         invalidate("extended");
         if (!lease.isHeld()) {
-            RunningLocks.ended(this);
+            binding.close();
             lease.release(); // sends nothing for an ended lease; tidies one whose time ran out unnoticed
             return Optional.empty();
         }
-        LeaseLock next = new LeaseLock(lease, holds, now + lockAtLeastFor.toNanos());
-        RunningLocks.replaced(this, next);
-        return Optional.of(next);
+        return Optional.of(new LeaseLock(lease, holds, now + lockAtLeastFor.toNanos(), binding));
     }
 
     Lease lease() {
         return lease;
-    }
-
-    boolean isValid() {
-        return valid.get();
     }
 
     private void invalidate(String operation) {

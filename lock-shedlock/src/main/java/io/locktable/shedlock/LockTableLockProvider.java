@@ -41,7 +41,7 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  *       It returns empty once the lease has ended.
  * </ul>
  *
- * <p>Each acquisition has a fencing token; inside the job, {@link #currentLease()} gives the run's {@link Lease}, so
+ * <p>Each acquisition has a fencing token; inside the job, {@link Lease#current()} is the run's lease, so
  * that its writes can be fenced ({@code lease.heldCheck()} in a DynamoDB transaction, or {@code
  * lease.fencingToken()} handed to a system that refuses lower tokens).
  *
@@ -99,34 +99,9 @@ public final class LockTableLockProvider implements ExtensibleLockProvider, Auto
             held.release(); // the answer came after a whole lease: another may hold it by now
             return Optional.empty();
         }
-        LeaseLock lock = new LeaseLock(
-                held, holds, askedAt + lockConfiguration.getLockAtLeastFor().toNanos());
-        RunningLocks.started(lock);
-        return Optional.of(lock);
-    }
-
-    /**
-     * The lease of the innermost lock that a provider of this kind took on the calling thread and has not unlocked:
-     * inside a {@code @SchedulerLock} job (or a task of ShedLock's {@code LockingTaskExecutor}), the run's lease.
-     * Use it to fence the job's writes:
-     *
-     * <pre>{@code
-     * @Scheduled(fixedRate = 300_000)
-     * @SchedulerLock(name = "sales-report", lockAtMostFor = "1m")
-     * void report() {
-     *     Lease lease = LockTableLockProvider.currentLease().orElseThrow();
-     *     client.transactWriteItems(r -> r.transactItems(lease.heldCheck(), putReport()));
-     * }
-     * }</pre>
-     *
-     * <p>ShedLock gives a provider no hook around the job, only {@code lock} before and {@code unlock} after it, so the
-     * lease is not bound as {@link Lease#current()}; this is its counterpart for ShedLock jobs.
-     *
-     * @return the run's lease (check {@link Lease#isHeld()} before work that must not outlive it), or empty outside
-     *     such a run
-     */
-    public static Optional<Lease> currentLease() {
-        return RunningLocks.innermost();
+        // bound on the job's thread until its unlock: inside the job, Lease.current() is the run's lease
+        return Optional.of(new LeaseLock(
+                held, holds, askedAt + lockConfiguration.getLockAtLeastFor().toNanos(), held.bindAsCurrent()));
     }
 
     /**

@@ -349,9 +349,9 @@ class LockProviderContractTest {
         Instance b = instances.add();
         SimpleLock stale =
                 frozen.provider().lock(config(name, LEASE, Duration.ZERO)).orElseThrow();
-        Lease staleLease = LockTableLockProvider.currentLease().orElseThrow();
+        Lease staleLease = Lease.current().orElseThrow();
         SimpleLock taken = takeOver(b, config(name, LEASE, Duration.ZERO));
-        Lease lease = LockTableLockProvider.currentLease().orElseThrow();
+        Lease lease = Lease.current().orElseThrow();
         assertThat(lease).as("the innermost lock of this thread").isNotSameAs(staleLease);
 
         lease.transactWrite(putReport("by the holder"));
@@ -398,7 +398,7 @@ class LockProviderContractTest {
             Future<?> job = thread.submit(() -> executorA.executeWithLock(
                     (Runnable) () -> {
                         LockAssert.assertLocked();
-                        leaseInJob.set(LockTableLockProvider.currentLease().orElseThrow());
+                        leaseInJob.set(Lease.current().orElseThrow());
                         started.countDown();
                         try {
                             finish.await(30, TimeUnit.SECONDS);
@@ -439,14 +439,14 @@ class LockProviderContractTest {
         LockingTaskExecutor.TaskResult<Long> result = executor.executeWithLock(
                 () -> {
                     LockAssert.assertLocked();
-                    Lease outer = LockTableLockProvider.currentLease().orElseThrow();
+                    Lease outer = Lease.current().orElseThrow();
                     assertThat(outer.name()).isEqualTo(name);
                     executor.executeWithLock(
-                            () -> assertThat(LockTableLockProvider.currentLease())
+                            () -> assertThat(Lease.current())
                                     .hasValueSatisfying(
                                             lease -> assertThat(lease.name()).isEqualTo(inner)),
                             config(inner, LEASE, Duration.ZERO));
-                    assertThat(LockTableLockProvider.currentLease()).contains(outer);
+                    assertThat(Lease.current()).contains(outer);
                     return outer.fencingToken();
                 },
                 config(name, LEASE, Duration.ZERO));
@@ -454,13 +454,13 @@ class LockProviderContractTest {
         assertThat(result.wasExecuted()).isTrue();
         assertThat(result.getResult())
                 .isEqualTo(a.locks().read(name).orElseThrow().fencingToken());
-        assertThat(LockTableLockProvider.currentLease()).as("after the job").isEmpty();
+        assertThat(Lease.current()).as("after the job").isEmpty();
         assertThatThrownBy(LockAssert::assertLocked).isInstanceOf(IllegalStateException.class);
     }
 
     @AfterEach
     void noLockIsLeftOnTheTestThread() {
-        assertThat(LockTableLockProvider.currentLease()).isEmpty();
+        assertThat(Lease.current()).isEmpty();
     }
 
     /** Polls as a scheduler would until {@code instance} gets the lock. */

@@ -79,7 +79,7 @@ class TwoInstancesTest {
 
         private void job() throws InterruptedException {
             LockAssert.assertLocked();
-            Lease lease = LockTableLockProvider.currentLease().orElseThrow();
+            Lease lease = Lease.current().orElseThrow();
             if (running.incrementAndGet() > 1) {
                 overlaps.incrementAndGet();
             }

@@ -2,6 +2,7 @@ package io.locktable.shedlock.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.locktable.Lease;
 import io.locktable.LockTable;
 import io.locktable.shedlock.LockTableLockProvider;
 import io.locktable.spring.autoconfigure.LockTableAutoConfiguration;
@@ -59,8 +60,7 @@ class StarterWithShedLockTest {
         @SchedulerLock(name = "${test.job-name}")
         public Optional<Long> run() {
             LockAssert.assertLocked();
-            return Optional.of(
-                    LockTableLockProvider.currentLease().orElseThrow().fencingToken());
+            return Optional.of(Lease.current().orElseThrow().fencingToken());
         }
     }
 
