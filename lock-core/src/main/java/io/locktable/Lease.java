@@ -114,7 +114,7 @@ public final class Lease implements AutoCloseable {
     public static Optional<Lease> current() {
         ArrayDeque<Binding> bound = BOUND.get();
         Binding last = bound == null ? null : bound.peekLast();
-        return last == null ? Optional.empty() : Optional.of(last.lease);
+        return last == null ? Optional.empty() : Optional.ofNullable(last.lease);
     }
 
     /**
@@ -148,12 +148,21 @@ public final class Lease implements AutoCloseable {
      * @return the binding, to close once the work is done
      */
     public Binding bindAsCurrent() {
+        return bind(this);
+    }
+
+    /** Makes no lease current on the calling thread until the binding is closed (context propagation). */
+    static Binding bindNone() {
+        return bind(null);
+    }
+
+    private static Binding bind(@Nullable Lease lease) {
         ArrayDeque<Binding> bound = BOUND.get();
         if (bound == null) {
             bound = new ArrayDeque<>(2);
             BOUND.set(bound);
         }
-        Binding binding = new Binding(this, Thread.currentThread());
+        Binding binding = new Binding(lease, Thread.currentThread());
         bound.addLast(binding);
         return binding;
     }
@@ -164,10 +173,10 @@ public final class Lease implements AutoCloseable {
      * or from another thread, does nothing.
      */
     public static final class Binding implements AutoCloseable {
-        private final Lease lease;
+        private final @Nullable Lease lease; // null: no lease is current while this binding lasts
         private final Thread thread;
 
-        private Binding(Lease lease, Thread thread) {
+        private Binding(@Nullable Lease lease, Thread thread) {
             this.lease = lease;
             this.thread = thread;
         }
