@@ -402,11 +402,15 @@ public final class Leadership implements AutoCloseable {
                     || (end == LeaseEnd.RELEASED && !stepDown); // released from outside: the leadership is over
         }
         terms.ended(lease);
-        listeners.dispatch(() -> call(termListener::onTermEnded, lease, "onTermEnded"));
         LeaseEnd end = lease.end().orElse(LeaseEnd.EXPIRED);
         if (stop) {
-            finish(null);
+            // stopped once the term listener heard the end: a caller of whenStopped() sees every callback done
+            listeners.dispatchOrRun(() -> {
+                call(termListener::onTermEnded, lease, "onTermEnded");
+                finish(null);
+            });
         } else {
+            listeners.dispatch(() -> call(termListener::onTermEnded, lease, "onTermEnded"));
             if (end == LeaseEnd.LOST || end == LeaseEnd.EXPIRED) {
                 log.info(
                         "Leadership of lock '{}' ended: lease {} (fencing token {}); contending again",

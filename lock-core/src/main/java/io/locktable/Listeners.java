@@ -44,6 +44,18 @@ final class Listeners implements LockTableListener {
         }
     }
 
+    /**
+     * Runs an action on the event thread, after the events announced before it, or on the calling thread once the
+     * table is closed and its event thread gone: for what must happen whatever, such as a stopped election's end.
+     */
+    void dispatchOrRun(Runnable action) {
+        try {
+            events.execute(action);
+        } catch (RejectedExecutionException e) {
+            action.run();
+        }
+    }
+
     private void each(Consumer<LockTableListener> call) {
         dispatch(() -> {
             for (LockTableListener listener : listeners.get()) {

@@ -164,6 +164,30 @@ class LeadershipTest {
     }
 
     @Test
+    void whenStoppedCompletesOnlyAfterTheTermListenerHeardTheLastTermEnd() throws Exception {
+        List<String> heard = new CopyOnWriteArrayList<>();
+        Leadership leadership = contenders.add().locks().lead(name, LEASE, new LeaderTermListener() {
+            @Override
+            public void onTermStarted(Lease lease) {}
+
+            @Override
+            public void onTermEnded(Lease lease) {
+                try {
+                    Thread.sleep(300); // a listener that takes a while: the stop waits for it
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                heard.add("ended " + lease.end().orElseThrow());
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(leadership::isLeader);
+
+        leadership.stopAsync().get(5, TimeUnit.SECONDS);
+
+        assertThat(heard).containsExactly("ended RELEASED");
+    }
+
+    @Test
     void aNegativeCoolDownIsRefusedNamingTheLock() {
         Leadership leadership = contenders.add().locks().lead(name, LEASE);
         try {

@@ -1,5 +1,6 @@
 package io.locktable.spring.autoconfigure;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -20,7 +21,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
  * A {@link DynamoDbClient} for the locks when the context has none, connected as the context's {@link
  * LockTableConnectionDetails} say: a bean of the application's or of {@code @ServiceConnection}, else {@code
  * locktable.dynamodb.endpoint} and {@code locktable.dynamodb.region} when set, otherwise the SDK's default region
- * chain; the default credentials chain unless the connection details give credentials. Ordered after Spring Cloud
+ * chain; the default credentials chain unless the connection details give credentials; then every {@link
+ * LockTableDynamoDbClientBuilderCustomizer}, in order. Ordered after Spring Cloud
  * AWS's DynamoDB auto-configuration, whose client is used when it is there.
  *
  * <p>Also built in the test mode {@code locktable.test.in-memory}, where the locks are in memory and do not use it:
@@ -47,7 +49,8 @@ public final class LockTableDynamoDbClientAutoConfiguration {
     DynamoDbClient dynamoDbClient(
             LockTableConnectionDetails connection,
             Environment environment,
-            ConfigurableListableBeanFactory beanFactory) {
+            ConfigurableListableBeanFactory beanFactory,
+            ObjectProvider<LockTableDynamoDbClientBuilderCustomizer> customizers) {
         DynamoDbClientBuilder builder = DynamoDbClient.builder();
         if (connection.getEndpoint() != null) {
             builder.endpointOverride(connection.getEndpoint());
@@ -61,6 +64,7 @@ public final class LockTableDynamoDbClientAutoConfiguration {
         if (connection.getCredentialsProvider() != null) {
             builder.credentialsProvider(connection.getCredentialsProvider());
         }
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         try {
             return builder.build();
         } catch (SdkClientException e) {

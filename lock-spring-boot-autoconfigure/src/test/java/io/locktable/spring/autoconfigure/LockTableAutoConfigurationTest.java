@@ -152,6 +152,52 @@ class LockTableAutoConfigurationTest {
     }
 
     @Test
+    void theBuildersCustomizersAdjustTheClientItBuildsInOrder() {
+        List<String> operations = new CopyOnWriteArrayList<>();
+        List<String> applied = new CopyOnWriteArrayList<>();
+        ExecutionInterceptor recorder = new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                operations.add(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME));
+            }
+        };
+        runner.withPropertyValues(
+                        "locktable.dynamodb.endpoint=" + engine.endpoint(), "locktable.dynamodb.region=us-east-1")
+                .withBean(
+                        "second",
+                        LockTableDynamoDbClientBuilderCustomizer.class,
+                        () -> new OrderedClientCustomizer(2, builder -> applied.add("second")))
+                .withBean(
+                        "first",
+                        LockTableDynamoDbClientBuilderCustomizer.class,
+                        () -> new OrderedClientCustomizer(1, builder -> {
+                            applied.add("first");
+                            builder.overrideConfiguration(o -> o.addExecutionInterceptor(recorder));
+                        }))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(applied).containsExactly("first", "second");
+                    assertThat(operations)
+                            .as("the locks' requests went through the customized client")
+                            .contains("DescribeTable");
+                });
+    }
+
+    /** A customizer with an order, as an application's {@code @Order} bean would have. */
+    record OrderedClientCustomizer(int order, LockTableDynamoDbClientBuilderCustomizer customizer)
+            implements LockTableDynamoDbClientBuilderCustomizer, org.springframework.core.Ordered {
+        @Override
+        public void customize(software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder builder) {
+            customizer.customize(builder);
+        }
+
+        @Override
+        public int getOrder() {
+            return order;
+        }
+    }
+
+    @Test
     void usesTheClientOfTheContext() {
         List<String> operations = new CopyOnWriteArrayList<>();
         ExecutionInterceptor recorder = new ExecutionInterceptor() {
