@@ -174,7 +174,9 @@ final class LockTableLock implements DistributedLock {
      * Tries to take the lock within a wait, with a lease of the given duration. While another process holds the lock
      * it polls the item (every third of the holder's lease, at most every 10 s) and takes the lock over once the
      * holder has not renewed it for a whole lease, so a wait of a little more than one lease always gets a lock whose
-     * holder crashed. The wait counts both the threads of this process ahead in line and the table.
+     * holder crashed. The wait counts both the threads of this process ahead in line and the table. The first
+     * attempt on the table is made in full whatever the wait, so a wait shorter than a request's round trip still
+     * gets a free lock; the call may then return a round trip after the wait.
      *
      * @param waitTime how long to wait at most; zero or less tries once
      * @param ttl the lease's duration, ignored when the thread holds the lock already
@@ -197,12 +199,14 @@ final class LockTableLock implements DistributedLock {
         }
         boolean held = false;
         try {
+            // one whole attempt first, whatever the wait: a request is never cut short by a wait shorter than its
+            // round trip (the JDBC registry also tries once at least), so a short heart beat still gets a free lock
+            Optional<Lease> first = locks.tryAcquire(name, ttl);
+            held = first.isPresent() && hold(first.get());
             while (!held) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    Optional<Lease> taken = locks.tryAcquire(name, ttl);
-                    held = taken.isPresent() && hold(taken.get());
-                    return held;
+                    return false;
                 }
                 try {
                     held = hold(locks.acquire(name, ttl, Duration.ofNanos(left)));
