@@ -48,4 +48,18 @@ class PropertiesDocumentationTest {
             }
         });
     }
+
+    @Test
+    void theHealthIndicatorsSwitchIsInTheMetadata() throws IOException {
+        try (InputStream json = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            assertThat(json).isNotNull();
+            ConfigurationMetadataProperty property = ConfigurationMetadataRepositoryJsonBuilder.create(json)
+                    .build()
+                    .getAllProperties()
+                    .get("management.health.locktable.enabled");
+            assertThat(property).as("management.health.locktable.enabled").isNotNull();
+            assertThat(property.getDefaultValue()).isEqualTo(true);
+            assertThat(property.getDescription()).contains("health indicator");
+        }
+    }
 }
