@@ -61,6 +61,7 @@ public final class Leadership implements AutoCloseable {
     private @Nullable Lease current; // guarded by state
     private @Nullable Future<?> nextAttempt; // guarded by state: the timer's task of the next attempt
     private boolean stopping; // guarded by state
+    private boolean releasingToStop; // guarded by state: stopAsync() releases the term's lease, then finishes
     private long outUntilNanos; // guarded by state; 0 while no step-down keeps this process out
     private boolean steppedDown; // guarded by state: the current term is being released by a step-down
     private int failuresInRow; // touched by one attempt at a time
@@ -202,14 +203,20 @@ public final class Leadership implements AutoCloseable {
             }
             stopping = true;
             lease = current;
+            releasingToStop = lease != null;
             Future<?> next = nextAttempt;
             // an attempt waiting on the timer never runs; one under way sees the stop when it is answered
             idle = lease == null && next != null && next.cancel(false);
         }
         if (lease != null) {
-            // its end stops the election; the release is a request, sent on a worker so this call does not wait
-            if (!table.workers().run(lease::release, clock.nanoTime() + lease.durationNanos())) {
+            // sent on a worker so this call does not wait; stopped once the release was sent and the term listener
+            // heard the end (queued on the event thread by the release, before this)
+            Runnable releaseThenFinish = () -> {
                 lease.release();
+                listeners.dispatchOrRun(() -> finish(null));
+            };
+            if (!table.workers().run(releaseThenFinish, clock.nanoTime() + lease.durationNanos())) {
+                releaseThenFinish.run();
             }
         } else if (idle) {
             finish(null);
@@ -389,6 +396,7 @@ public final class Leadership implements AutoCloseable {
     private void termEnded(Lease lease) {
         boolean stepDown;
         boolean stop;
+        boolean stopFinishesElsewhere;
         synchronized (state) {
             if (current != lease) {
                 return; // heard already (the hook may run twice)
@@ -400,6 +408,7 @@ public final class Leadership implements AutoCloseable {
             stop = stopping
                     || end == LeaseEnd.CLOSED
                     || (end == LeaseEnd.RELEASED && !stepDown); // released from outside: the leadership is over
+            stopFinishesElsewhere = releasingToStop;
         }
         terms.ended(lease);
         LeaseEnd end = lease.end().orElse(LeaseEnd.EXPIRED);
@@ -407,7 +416,9 @@ public final class Leadership implements AutoCloseable {
             // stopped once the term listener heard the end: a caller of whenStopped() sees every callback done
             listeners.dispatchOrRun(() -> {
                 call(termListener::onTermEnded, lease, "onTermEnded");
-                finish(null);
+                if (!stopFinishesElsewhere) {
+                    finish(null);
+                }
             });
         } else {
             listeners.dispatch(() -> call(termListener::onTermEnded, lease, "onTermEnded"));
