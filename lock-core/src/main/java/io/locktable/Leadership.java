@@ -37,16 +37,6 @@ public final class Leadership implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
-    /** What the election does now. */
-    private enum Phase {
-        /** An attempt is scheduled or under way. */
-        CONTENDING,
-        /** A term's lease is held. */
-        LEADING,
-        /** Stopped: {@link #stopped} is complete. */
-        STOPPED
-    }
-
     private final LockTable table;
     private final String name;
     private final Duration leaseDuration;
@@ -57,7 +47,6 @@ public final class Leadership implements AutoCloseable {
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Object state = new Object();
 
-    private Phase phase = Phase.CONTENDING; // guarded by state
     private @Nullable Lease current; // guarded by state
     private @Nullable Future<?> nextAttempt; // guarded by state: the timer's task of the next attempt
     private boolean stopping; // guarded by state
@@ -198,7 +187,7 @@ public final class Leadership implements AutoCloseable {
         Lease lease;
         boolean idle;
         synchronized (state) {
-            if (stopping || phase == Phase.STOPPED) {
+            if (stopping) { // finish() sets it too
                 return whenStopped();
             }
             stopping = true;
@@ -263,10 +252,8 @@ public final class Leadership implements AutoCloseable {
     private void schedule(long delayNanos) {
         synchronized (state) {
             if (stopping) {
-                phase = Phase.CONTENDING;
                 nextAttempt = null;
             } else {
-                phase = Phase.CONTENDING;
                 try {
                     nextAttempt = clock.schedule(
                             () -> {
@@ -374,7 +361,6 @@ public final class Leadership implements AutoCloseable {
             handBack = stopping || (outUntilNanos != 0 && outUntilNanos - clock.nanoTime() > 0);
             if (!handBack) {
                 current = lease;
-                phase = Phase.LEADING;
                 steppedDown = false;
             }
         }
@@ -451,7 +437,6 @@ public final class Leadership implements AutoCloseable {
             if (current != null) {
                 return; // its lease's end finishes it
             }
-            phase = Phase.STOPPED;
             stopping = true;
             nextAttempt = null;
         }

@@ -164,25 +164,7 @@ class LeaderInitiatorTest {
 
     @Test
     void oneLeaderAtATimeAndATakeoverAfterAGracefulStop() {
-        Instance a = start("a");
-        Instance b = start("b");
-        assertThat(a.context().getBean(LockRegistry.class)).isInstanceOf(LockTableLockRegistry.class);
-
-        await().atMost(BOUND).until(() -> terms.leaders().size() == 1);
-        await().during(LEASE.multipliedBy(2))
-                .atMost(BOUND)
-                .until(() -> terms.leaders().size() == 1 && terms.leaders.get() == 1);
-        String first = terms.leaders().get(0);
-        Instance leader = first.equals("a") ? a : b;
-        String second = first.equals("a") ? "b" : "a";
-
-        long closedAt = System.nanoTime();
-        leader.context().close(); // its initiator stops, unlocks and so releases the lease
-        await().atMost(BOUND).until(() -> terms.leaders().equals(List.of(second)));
-        Duration failover = Duration.ofNanos(System.nanoTime() - closedAt);
-        System.out.println("takeover after a graceful stop: " + failover);
-        assertThat(failover).as("at the other's next poll, well before a lease").isLessThan(LEASE.multipliedBy(2));
-        assertThat(terms.events).contains("revoked " + first);
+        twoInstancesElectOneThatHandsOverOnAGracefulStop();
         assertThat(terms.grantedTokens)
                 .as("fencing tokens of the terms")
                 .isSorted()
@@ -198,6 +180,34 @@ class LeaderInitiatorTest {
     @Test
     @org.junit.jupiter.api.Disabled("flaky on dynalite: the cut-off leader is sometimes not taken over within 30 s")
     void oneLeaderAtATimeAndATakeoverAfterAGracefulStopAndAfterACrash() {
+        Instance survivor = twoInstancesElectOneThatHandsOverOnAGracefulStop();
+        String second = survivor.id();
+
+        Instance c = start("c");
+        Instance crashed = survivor;
+        await().during(LEASE).atMost(BOUND).until(() -> terms.leaders().equals(List.of(second)));
+        long cutAt = System.nanoTime();
+        crashed.cutOff(); // every request fails: no renewal, no release
+        await().atMost(BOUND).until(() -> terms.leaders().equals(List.of("c")));
+        Duration takeover = Duration.ofNanos(System.nanoTime() - cutAt);
+        System.out.println("takeover after the leader's requests all failed: " + takeover + "; " + terms.events);
+        // a lease after the last renewal the contender saw, which came up to a third of a lease before the cut
+        assertThat(takeover).as("after a lease without renewals").isBetween(LEASE.dividedBy(2), LEASE.multipliedBy(5));
+        assertThat(terms.events).as("the cut-off leader stepped down").contains("revoked " + second);
+        assertThat(terms.grantedTokens)
+                .as("fencing tokens of the terms")
+                .isSorted()
+                .doesNotHaveDuplicates();
+        assertThat(c.context().isActive()).isTrue();
+    }
+
+    /**
+     * Two instances elect exactly one leader, which keeps leading for two leases; then its context closes and the
+     * other takes over at its next poll, well before a lease.
+     *
+     * @return the instance that leads after the handover
+     */
+    private Instance twoInstancesElectOneThatHandsOverOnAGracefulStop() {
         Instance a = start("a");
         Instance b = start("b");
         assertThat(a.context().getBean(LockRegistry.class)).isInstanceOf(LockTableLockRegistry.class);
@@ -217,22 +227,6 @@ class LeaderInitiatorTest {
         System.out.println("takeover after a graceful stop: " + failover);
         assertThat(failover).as("at the other's next poll, well before a lease").isLessThan(LEASE.multipliedBy(2));
         assertThat(terms.events).contains("revoked " + first);
-
-        Instance c = start("c");
-        Instance crashed = second.equals("a") ? a : b;
-        await().during(LEASE).atMost(BOUND).until(() -> terms.leaders().equals(List.of(second)));
-        long cutAt = System.nanoTime();
-        crashed.cutOff(); // every request fails: no renewal, no release
-        await().atMost(BOUND).until(() -> terms.leaders().equals(List.of("c")));
-        Duration takeover = Duration.ofNanos(System.nanoTime() - cutAt);
-        System.out.println("takeover after the leader's requests all failed: " + takeover + "; " + terms.events);
-        // a lease after the last renewal the contender saw, which came up to a third of a lease before the cut
-        assertThat(takeover).as("after a lease without renewals").isBetween(LEASE.dividedBy(2), LEASE.multipliedBy(5));
-        assertThat(terms.events).as("the cut-off leader stepped down").contains("revoked " + second);
-        assertThat(terms.grantedTokens)
-                .as("fencing tokens of the terms")
-                .isSorted()
-                .doesNotHaveDuplicates();
-        assertThat(c.context().isActive()).isTrue();
+        return second.equals("a") ? a : b;
     }
 }
