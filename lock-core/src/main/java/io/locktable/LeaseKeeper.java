@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +43,9 @@ final class LeaseKeeper {
 
     private final RenewalLateness lateness;
     private final AtomicLong acquisitions = new AtomicLong();
+    /** Releases that callers' threads are sending: {@link #closeAll()} waits for them, as for its own. */
+    private final Set<CountDownLatch> releasesInFlight = ConcurrentHashMap.newKeySet();
+
     private boolean closed; // guarded by this
     private volatile boolean multiRegionStrong;
 
@@ -305,9 +310,18 @@ final class LeaseKeeper {
             expire(lease); // its time ran out before the timer noticed
             return;
         }
-        if (end(lease, reason, true)
-                && sendRelease(lease, Timing.releaseTimeout(lease.duration())) == LockStore.ReleaseAnswer.RELEASED) {
-            releasedHere.accept(lease.name());
+        // counted before the lease ends, so that a close() that finds it ended waits for its release to be sent
+        CountDownLatch sending = new CountDownLatch(1);
+        releasesInFlight.add(sending);
+        try {
+            if (end(lease, reason, true)
+                    && sendRelease(lease, Timing.releaseTimeout(lease.duration()))
+                            == LockStore.ReleaseAnswer.RELEASED) {
+                releasedHere.accept(lease.name());
+            }
+        } finally {
+            releasesInFlight.remove(sending);
+            sending.countDown();
         }
     }
 
@@ -409,9 +423,9 @@ final class LeaseKeeper {
                 toSend.add(lease);
             }
         }
-        if (toSend.isEmpty()) {
-            return;
-        }
+        // every lease has ended now: a release that a caller's thread started before is on its way, and the client
+        // must not be closed under it (the next holder would wait out a whole lease), so close waits for it too
+        List<CountDownLatch> callersReleases = List.copyOf(releasesInFlight);
         // real time, not the clock's: this bounds real requests, and decides nothing about a lease
         long deadline = System.nanoTime() + Timing.CLOSE.toNanos();
         AtomicInteger sent = new AtomicInteger();
@@ -432,7 +446,9 @@ final class LeaseKeeper {
                 release.run();
             }
         }
-        awaitEvenIfInterrupted(done, deadline + Duration.ofSeconds(1).toNanos());
+        long waitUntil = deadline + Duration.ofSeconds(1).toNanos();
+        awaitEvenIfInterrupted(done, waitUntil);
+        callersReleases.forEach(release -> awaitEvenIfInterrupted(release, waitUntil));
         int missed = toSend.size() - sent.get();
         if (missed > 0) {
             log.warn(

@@ -304,6 +304,11 @@ public final class LockTable implements AutoCloseable {
      * Acquires a lock, waiting at most {@code maxWait}. A process that must not wait for a live holder passes a
      * little more than one lease: long enough to take over the lock of a holder that crashed.
      *
+     * <p>Each request is given at least 250 ms, however little of the wait is left (a shorter timeout of the SDK's
+     * synchronous client can leave a call blocked on its socket for the HTTP client's read timeout, 30 s by default),
+     * so a wait of zero still takes a free lock, and on a slow engine the call may return up to 250 ms after {@code
+     * maxWait}.
+     *
      * @param name the name of the lock
      * @param leaseDuration how long the lease lasts without a renewal
      * @param maxWait how long to wait for the lock, zero or more

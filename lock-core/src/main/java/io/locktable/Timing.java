@@ -56,6 +56,14 @@ final class Timing {
 
     /** The longest any request waits: the SDK keeps a timeout task per call until it comes due. */
     static final Duration LONGEST = Duration.ofMinutes(1);
+    /**
+     * The shortest any request waits, even when the lease or the caller's wait has less left (an answer after the
+     * lease's end, or after the wait, counts for nothing, so a longer wait is safe). Below it the SDK's timeout of a
+     * synchronous call can fire before the call's connection can be aborted, and the call then blocks on its socket
+     * until the HTTP client's read timeout, 30 s by default: of 3,000 {@code GetItem}s on dynalite with timeouts of 1
+     * to 150 ms, one with a 2 ms timeout took 30,032 ms, and a waiting contender missed a release for 28 s.
+     */
+    static final Duration SHORTEST = Duration.ofMillis(250);
     /** A renewal attempt waits at most this; a later attempt retries within the lease. */
     static final Duration RENEWAL_ATTEMPT = Duration.ofSeconds(30);
     /** A read waits at most this, so a waiting acquire polls again rather than hang. */
@@ -147,19 +155,19 @@ final class Timing {
     /**
      * An acquire may wait for its answer a little past a whole lease (at most one more lease, at most 30 s more),
      * so a late answer still tells the caller with a lease that has ended instead of leaving the outcome unknown;
-     * and never past the caller's wait.
+     * and not past the caller's wait, unless that is shorter than {@link #SHORTEST}.
      */
     static Duration acquireTimeout(Duration lease, long waitLeftNanos) {
         Duration extra = shorter(lease, RENEWAL_ATTEMPT);
         return withinWait(shorter(lease.plus(extra), LONGEST), waitLeftNanos);
     }
 
-    /** A read of the lock item: at most a lease, at most {@link #READ}, never past the caller's wait. */
+    /** A read of the lock item: at most a lease, at most {@link #READ}, within the caller's wait as an acquire. */
     static Duration readTimeout(Duration lease, long waitLeftNanos) {
         return withinWait(shorter(lease, READ), waitLeftNanos);
     }
 
-    /** A renewal waits at most what is left of its lease, and at most {@link #RENEWAL_ATTEMPT}. */
+    /** A renewal waits at most what is left of its lease (at least {@link #SHORTEST}), at most {@link #RENEWAL_ATTEMPT}. */
     static Duration renewalTimeout(long leaseLeftNanos) {
         return upTo(leaseLeftNanos, RENEWAL_ATTEMPT);
     }
@@ -180,16 +188,19 @@ final class Timing {
     }
 
     private static Duration upTo(long leftNanos, Duration cap) {
-        return shorter(Duration.ofNanos(Math.max(1_000_000, leftNanos)), cap);
+        return withinWait(cap, leftNanos);
     }
 
     private static Duration withinWait(Duration timeout, long waitLeftNanos) {
         if (timeout.toNanos() <= waitLeftNanos) {
             return timeout;
         }
+        if (waitLeftNanos <= SHORTEST.toNanos()) {
+            return shorter(SHORTEST, timeout);
+        }
         // whole milliseconds, rounded up, as the SDK counts them: a request cut short by the wait ends no sooner
-        // than the wait does; and one millisecond at least, since the SDK refuses a zero timeout
-        return Duration.ofMillis(Math.max(1, (waitLeftNanos + 999_999) / 1_000_000));
+        // than the wait does
+        return Duration.ofMillis((waitLeftNanos + 999_999) / 1_000_000);
     }
 
     private static Duration shorter(Duration a, Duration b) {

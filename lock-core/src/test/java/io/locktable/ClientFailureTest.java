@@ -12,11 +12,13 @@ import io.locktable.test.TestTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
@@ -99,6 +101,33 @@ class ClientFailureTest {
             assertThat(lease.isHeld()).isTrue();
             assertThat(lease.fencingToken()).isEqualTo(held.fencingToken() + 1);
         }
+    }
+
+    /**
+     * A request cut to a few milliseconds by the caller's wait can block for the HTTP client's read timeout (30 s):
+     * the SDK's timeout fires before the call's connection can be aborted. A waiting acquire with little or no wait
+     * left still gives each request {@link Timing#SHORTEST}, so a free lock is taken even with no wait at all.
+     */
+    @Test
+    void aWaitingAcquireWithLittleOrNoWaitLeftSendsNoRequestWithATimeoutTooShortToAbort() throws Exception {
+        Contenders.Contender waiting = contenders.add();
+        Lease free = waiting.locks().acquire(name, SHORT_LEASE, Duration.ZERO);
+        assertThat(free.isHeld()).as("a free lock, with no wait at all").isTrue();
+        free.release();
+
+        Lease held = contenders.add().locks().tryAcquire(name, SHORT_LEASE).orElseThrow();
+        waiting.requests().clear();
+        for (Duration wait : List.of(Duration.ZERO, Duration.ofMillis(1), Duration.ofMillis(120))) {
+            assertThatThrownBy(() -> waiting.locks().acquire(name, SHORT_LEASE, wait))
+                    .isInstanceOf(TimeoutException.class);
+        }
+        assertThat(waiting.requests().sent())
+                .isNotEmpty()
+                .allSatisfy(sent -> assertThat(
+                                sent.request().overrideConfiguration().flatMap(o -> o.apiCallTimeout()))
+                        .as(sent.operation() + "'s timeout")
+                        .hasValueSatisfying(timeout -> assertThat(timeout).isGreaterThanOrEqualTo(Timing.SHORTEST)));
+        assertThat(held.isHeld()).isTrue();
     }
 
     @Test

@@ -67,6 +67,27 @@ class ClosingTableTest {
                 .hasSize(sent);
     }
 
+    /**
+     * A release that another thread is sending as the table closes (Spring Integration's leader initiator unlocks on
+     * its own thread while the context closes the table and then the client): close waits for it, so the client
+     * closed right after does not cut it off and leave the lock to free itself after a whole lease.
+     */
+    @Test
+    void aReleaseAnotherThreadIsSendingWhenTheTableClosesIsSentBeforeCloseReturns() throws Exception {
+        Contenders.Contender holder = contenders.add();
+        Lease lease = holder.locks().tryAcquire(name, LEASE).orElseThrow();
+        holder.faults().delayRequest("UpdateItem", Duration.ofMillis(800), 1); // the release goes out late
+        Future<?> releasing = callers.submit(lease::release);
+        await().until(() -> !lease.isHeld()); // ended here, its write on the way
+
+        holder.locks().close();
+        holder.client().close();
+
+        assertThat(releasing).isDone();
+        assertThat(contenders.item(name)).as("released in the table").doesNotContainKey("owner");
+        assertThat(contenders.add().locks().tryAcquire(name, LEASE)).isPresent();
+    }
+
     @Test
     void aWaitingAcquireOfTheTableThatHoldsTheLockEndsWhenItCloses() throws Exception {
         Contenders.Contender both = contenders.add();

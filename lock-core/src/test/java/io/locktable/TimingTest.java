@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -102,10 +103,42 @@ class TimingTest {
 
     @ParameterizedTest
     @MethodSource("leases")
+    void noRequestIsGivenLessThanTheShortestTimeoutEvenWithNothingLeft(Duration lease) {
+        for (long left : new long[] {Long.MIN_VALUE, -1, 0, 1, 1_000_000, Timing.SHORTEST.toNanos() - 1}) {
+            assertThat(Timing.acquireTimeout(lease, left)).isEqualTo(Timing.SHORTEST);
+            assertThat(Timing.readTimeout(lease, left)).isEqualTo(Timing.SHORTEST);
+            assertThat(Timing.renewalTimeout(left)).isEqualTo(Timing.SHORTEST);
+            assertThat(Timing.giveBackTimeout(left)).isEqualTo(Timing.SHORTEST);
+            assertThat(Timing.closingReleaseTimeout(lease, left)).isEqualTo(Timing.SHORTEST);
+        }
+        long justAbove = Timing.SHORTEST.toNanos() + 1;
+        assertThat(Timing.readTimeout(lease, justAbove))
+                .as("above the shortest, the wait bounds it, rounded up to whole milliseconds")
+                .isEqualTo(Timing.SHORTEST.plusMillis(1));
+    }
+
+    @ParameterizedTest
+    @MethodSource("leases")
     void theLeaseRangeIsOneRule(Duration lease) {
         assertThat(Timing.isLease(lease)).isTrue();
         assertThat(LockTable.isLeaseDuration(lease)).isTrue();
         assertThat(Timing.isLease(lease.minusNanos(1))).isEqualTo(!lease.equals(Timing.MIN_LEASE));
         assertThat(Timing.isLease(lease.plusNanos(1))).isEqualTo(!lease.equals(Timing.MAX_LEASE));
+    }
+
+    @Test
+    void requestTimeoutsServeTheLeaseAndStayShort() {
+        long unbounded = Long.MAX_VALUE;
+        assertThat(Timing.acquireTimeout(Duration.ofSeconds(2), unbounded)).isEqualTo(Duration.ofSeconds(4));
+        assertThat(Timing.acquireTimeout(Duration.ofSeconds(45), unbounded)).isEqualTo(Duration.ofMinutes(1));
+        assertThat(Timing.acquireTimeout(Duration.ofDays(1), unbounded)).isEqualTo(Duration.ofMinutes(1));
+        assertThat(Timing.renewalTimeout(Duration.ofMillis(700).toNanos())).isEqualTo(Duration.ofMillis(700));
+        assertThat(Timing.renewalTimeout(Duration.ofHours(16).toNanos())).isEqualTo(Duration.ofSeconds(30));
+        // never past the caller's wait, unless that is below the shortest a request may be given
+        assertThat(Timing.acquireTimeout(
+                        Duration.ofSeconds(30), Duration.ofSeconds(1).toNanos()))
+                .isEqualTo(Duration.ofSeconds(1));
+        assertThat(Timing.readTimeout(Duration.ofSeconds(30), -5)).isEqualTo(Duration.ofMillis(250));
+        assertThat(Timing.giveBackTimeout(Duration.ofDays(1).toNanos())).isEqualTo(Duration.ofSeconds(5));
     }
 }

@@ -377,22 +377,6 @@ class ValidationTest {
     }
 
     @Test
-    void requestTimeoutsServeTheLeaseAndStayShort() {
-        long unbounded = Long.MAX_VALUE;
-        assertThat(Timing.acquireTimeout(Duration.ofSeconds(2), unbounded)).isEqualTo(Duration.ofSeconds(4));
-        assertThat(Timing.acquireTimeout(Duration.ofSeconds(45), unbounded)).isEqualTo(Duration.ofMinutes(1));
-        assertThat(Timing.acquireTimeout(Duration.ofDays(1), unbounded)).isEqualTo(Duration.ofMinutes(1));
-        assertThat(Timing.renewalTimeout(Duration.ofMillis(700).toNanos())).isEqualTo(Duration.ofMillis(700));
-        assertThat(Timing.renewalTimeout(Duration.ofHours(16).toNanos())).isEqualTo(Duration.ofSeconds(30));
-        // never past the caller's wait, and never zero, which the SDK refuses
-        assertThat(Timing.acquireTimeout(
-                        Duration.ofSeconds(30), Duration.ofSeconds(1).toNanos()))
-                .isEqualTo(Duration.ofSeconds(1));
-        assertThat(Timing.readTimeout(Duration.ofSeconds(30), -5)).isEqualTo(Duration.ofMillis(1));
-        assertThat(Timing.giveBackTimeout(Duration.ofDays(1).toNanos())).isEqualTo(Duration.ofSeconds(5));
-    }
-
-    @Test
     void theLeaseRangeIsOneRuleFromASecondToADayBothIncluded() {
         assertThat(LockTable.isLeaseDuration(LockTable.MIN_LEASE_DURATION)).isTrue();
         assertThat(LockTable.isLeaseDuration(LockTable.MAX_LEASE_DURATION)).isTrue();

@@ -171,14 +171,7 @@ class LeaderInitiatorTest {
                 .doesNotHaveDuplicates();
     }
 
-    /**
-     * The cut-off leader's takeover. Disabled: on dynalite the third instance once did not take over within 30 s of
-     * the leader's requests all failing (the full CI run at 384cb60, after passing in the runs before it); the cause
-     * is not found yet. The graceful handover above, the Lock semantics tests and lock-core's own takeover tests are
-     * unaffected.
-     */
     @Test
-    @org.junit.jupiter.api.Disabled("flaky on dynalite: the cut-off leader is sometimes not taken over within 30 s")
     void oneLeaderAtATimeAndATakeoverAfterAGracefulStopAndAfterACrash() {
         Instance survivor = twoInstancesElectOneThatHandsOverOnAGracefulStop();
         String second = survivor.id();
@@ -225,7 +218,7 @@ class LeaderInitiatorTest {
         await().atMost(BOUND).until(() -> terms.leaders().equals(List.of(second)));
         Duration failover = Duration.ofNanos(System.nanoTime() - closedAt);
         System.out.println("takeover after a graceful stop: " + failover);
-        assertThat(failover).as("at the other's next poll, well before a lease").isLessThan(LEASE.multipliedBy(2));
+        assertThat(failover).as("at the other's next poll, well before a lease").isLessThan(LEASE);
         assertThat(terms.events).contains("revoked " + first);
         return second.equals("a") ? a : b;
     }
