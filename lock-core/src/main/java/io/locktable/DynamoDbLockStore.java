@@ -9,8 +9,12 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
+import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
@@ -129,6 +133,41 @@ final class DynamoDbLockStore implements LockStore {
     @Override
     public TableDescription describe() {
         return client.describeTable(r -> r.tableName(requests.tableName())).table();
+    }
+
+    @Override
+    public boolean createTable() {
+        String table = requests.tableName();
+        try {
+            client.describeTable(r -> r.tableName(table));
+            return false;
+        } catch (ResourceNotFoundException e) {
+            // created below
+        }
+        TableDescription shape = requests.tableShape();
+        boolean created;
+        try {
+            client.createTable(r -> r.tableName(table)
+                    .keySchema(shape.keySchema())
+                    .attributeDefinitions(shape.attributeDefinitions())
+                    .billingMode(BillingMode.PAY_PER_REQUEST));
+            created = true;
+        } catch (ResourceInUseException e) {
+            created = false; // another process is creating it
+        }
+        client.waiter().waitUntilTableExists(r -> r.tableName(table));
+        return created;
+    }
+
+    @Override
+    public void enableTimeToLive(String attribute) {
+        client.updateTimeToLive(r -> r.tableName(requests.tableName())
+                .timeToLiveSpecification(s -> s.enabled(true).attributeName(attribute)));
+    }
+
+    @Override
+    public @Nullable TimeToLiveDescription describeTimeToLive() {
+        return client.describeTimeToLive(r -> r.tableName(requests.tableName())).timeToLiveDescription();
     }
 
     private @Nullable StoredLock parse(String name, Map<String, AttributeValue> item) {

@@ -46,4 +46,17 @@ final class Errors {
         }
         return error instanceof SdkException sdk && sdk.retryable();
     }
+
+    /**
+     * An error in one line, for a log: DynamoDB's error code and message, or the type and message with line breaks
+     * folded (the SDK's exception of an unreachable endpoint carries a suppressed exception per attempt).
+     */
+    static String oneLine(Throwable error) {
+        if (error instanceof AwsServiceException service && service.awsErrorDetails() != null) {
+            String message = service.awsErrorDetails().errorMessage();
+            return service.awsErrorDetails().errorCode()
+                    + (message == null ? " (HTTP " + service.statusCode() + ")" : ": " + message);
+        }
+        return error.toString().replaceAll("\\s*\\R\\s*", " ");
+    }
 }

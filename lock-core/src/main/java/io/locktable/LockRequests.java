@@ -2,16 +2,22 @@ package io.locktable;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
@@ -58,6 +64,27 @@ final class LockRequests {
     @Nullable
     String sortKey() {
         return sortKey;
+    }
+
+    /** The table that holds these locks, as {@code CreateTable} makes it and {@code DescribeTable} must show it. */
+    TableDescription tableShape() {
+        List<KeySchemaElement> keys = new ArrayList<>(2);
+        List<AttributeDefinition> attributes = new ArrayList<>(2);
+        for (String key : sortKey == null ? List.of(partitionKey) : List.of(partitionKey, sortKey)) {
+            keys.add(KeySchemaElement.builder()
+                    .attributeName(key)
+                    .keyType(key.equals(partitionKey) ? KeyType.HASH : KeyType.RANGE)
+                    .build());
+            attributes.add(AttributeDefinition.builder()
+                    .attributeName(key)
+                    .attributeType(ScalarAttributeType.S)
+                    .build());
+        }
+        return TableDescription.builder()
+                .tableName(tableName)
+                .keySchema(keys)
+                .attributeDefinitions(attributes)
+                .build();
     }
 
     Map<String, AttributeValue> key(String name) {

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
+import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
@@ -98,6 +99,25 @@ interface LockStore {
 
     /** {@code DescribeTable}, for {@link TableVerifier}. */
     TableDescription describe();
+
+    /**
+     * Creates the table with the lock table's keys, as strings, on demand capacity, unless it exists, and waits until
+     * it is active; for {@link TableVerifier}.
+     *
+     * @return true if this call created it, false if it existed or another process was creating it
+     */
+    boolean createTable();
+
+    /** Enables the table's time to live on the attribute; for {@link TableVerifier}. */
+    void enableTimeToLive(String attribute);
+
+    /**
+     * {@code DescribeTimeToLive}, for {@link TableVerifier}.
+     *
+     * @return the table's time to live, or null when the engine does not tell
+     */
+    @Nullable
+    TimeToLiveDescription describeTimeToLive();
 
     /**
      * Tells whether a fenced transaction was cancelled by its held check, the first of its items: the lease is lost.

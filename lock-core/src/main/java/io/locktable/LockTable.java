@@ -144,7 +144,7 @@ public final class LockTable implements AutoCloseable {
         this.keeper = new LeaseKeeper(store, clock, workers, listeners, owner, fences, handover::released);
         this.acquirer = new Acquirer(store, clock, workers, listeners, fences, keeper);
         this.verifier = new TableVerifier(
-                store, partitionKey, sortKey, options.timeToLiveAttribute().isPresent());
+                store, partitionKey, sortKey, options.timeToLiveAttribute().orElse(null));
     }
 
     /**
@@ -646,7 +646,9 @@ public final class LockTable implements AutoCloseable {
 
     /**
      * Checks the table with {@code DescribeTable}: its key attributes are the configured ones and strings, and it
-     * has a single writing region. A global table with eventual consistency across regions (or of the 2017 version)
+     * has a single writing region. When the options have a time-to-live attribute, it also reads the table's time to
+     * live ({@code DescribeTimeToLive}) and logs one WARN if it is not enabled on that attribute: released lock
+     * items would then stay until deleted (this does not throw; an engine without that API is not checked). A global table with eventual consistency across regions (or of the 2017 version)
      * is refused, because each region would grant a lock on its own. A global table with multi-Region
      * <em>strong</em> consistency is accepted: its conditional writes and consistent reads hold across regions, so
      * it elects one leader across regions; it has no transactions, so {@link Lease#heldCheck()} and {@link
@@ -658,6 +660,30 @@ public final class LockTable implements AutoCloseable {
      */
     public void verify() {
         keeper.multiRegionStrong(verifier.verify());
+    }
+
+    /**
+     * Creates the table in DynamoDB unless it exists, for development and tests (a production table belongs with the
+     * rest of the infrastructure): on-demand capacity, the key attributes of this lock table as strings, and, when the
+     * {@link LockTableOptions#timeToLiveAttribute() options} have a time-to-live attribute, the table's time to live
+     * enabled on it (a failure to enable it is logged as a WARN; the locks work without it). It waits until the table
+     * is active. An in-memory table always exists. Call {@link #verify()} after it, as for any table.
+     *
+     * <pre>{@code
+     * try (LockTable locks = LockTable.builder(client, "Locks", "pk").build()) {
+     *     locks.createTableIfMissing();
+     *     locks.verify();
+     * }
+     * }</pre>
+     *
+     * @return true if this call created the table, false if it existed or another process was creating it
+     * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException if DynamoDB refused a request (the
+     *     client needs {@code dynamodb:DescribeTable}, {@code CreateTable} and {@code UpdateTimeToLive})
+     * @throws software.amazon.awssdk.core.exception.SdkClientException if the table did not become active within
+     *     the SDK's table waiter's attempts
+     */
+    public boolean createTableIfMissing() {
+        return verifier.createIfMissing();
     }
 
     /**

@@ -2,17 +2,13 @@ package io.locktable;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
-import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
-import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
-import software.amazon.awssdk.services.dynamodb.model.KeyType;
-import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
+import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
@@ -162,33 +158,22 @@ final class MemoryLockStore implements LockStore {
     /** A table of one region whose keys are the configured ones, strings: what {@link LockTable#verify()} wants. */
     @Override
     public TableDescription describe() {
-        List<KeySchemaElement> keys = new ArrayList<>();
-        List<AttributeDefinition> attributes = new ArrayList<>();
-        keys.add(KeySchemaElement.builder()
-                .attributeName(requests.partitionKey())
-                .keyType(KeyType.HASH)
-                .build());
-        attributes.add(stringAttribute(requests.partitionKey()));
-        String sortKey = requests.sortKey();
-        if (sortKey != null) {
-            keys.add(KeySchemaElement.builder()
-                    .attributeName(sortKey)
-                    .keyType(KeyType.RANGE)
-                    .build());
-            attributes.add(stringAttribute(sortKey));
-        }
-        return TableDescription.builder()
-                .tableName(tableName)
-                .keySchema(keys)
-                .attributeDefinitions(attributes)
-                .build();
+        return requests.tableShape();
     }
 
-    private static AttributeDefinition stringAttribute(String name) {
-        return AttributeDefinition.builder()
-                .attributeName(name)
-                .attributeType(ScalarAttributeType.S)
-                .build();
+    @Override
+    public boolean createTable() {
+        return false; // an in-memory table always exists
+    }
+
+    @Override
+    public void enableTimeToLive(String attribute) {
+        // nothing expires in memory: the items live as long as the JVM
+    }
+
+    @Override
+    public @Nullable TimeToLiveDescription describeTimeToLive() {
+        return null; // nothing to tell: the items live as long as the JVM
     }
 
     private static boolean holds(@Nullable StoredLock item, LeaseRef lease) {

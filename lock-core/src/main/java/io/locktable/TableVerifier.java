@@ -5,18 +5,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.MultiRegionConsistency;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
+import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
+import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
 
 /**
  * Checks with {@code DescribeTable} that a table fits the lock protocol (step 9): string keys as named, and one
- * writing region, or several with multi-Region strong consistency.
+ * writing region, or several with multi-Region strong consistency; and, for lock items that carry a time-to-live
+ * attribute, that the table's time to live is on it. Creates a table that is missing, when asked.
  */
 final class TableVerifier {
+
+    private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
     /** The first version of global tables: every replica takes writes, and conditions are checked per region. */
     static final String LEGACY_GLOBAL_TABLES = "2017.11.29";
@@ -24,13 +32,43 @@ final class TableVerifier {
     private final LockStore store;
     private final String partitionKey;
     private final @Nullable String sortKey;
-    private final boolean timeToLive;
+    private final @Nullable String timeToLive;
+    /** The time to live could not be enabled, and a WARN said so: the check of {@link #verify()} says it no more. */
+    private volatile boolean timeToLiveWarned;
 
-    TableVerifier(LockStore store, String partitionKey, @Nullable String sortKey, boolean timeToLive) {
+    TableVerifier(LockStore store, String partitionKey, @Nullable String sortKey, @Nullable String timeToLive) {
         this.store = store;
         this.partitionKey = partitionKey;
         this.sortKey = sortKey;
         this.timeToLive = timeToLive;
+    }
+
+    /**
+     * Creates the table unless it exists, and enables its time to live on the lock items' attribute if this call
+     * created it. A time to live that cannot be enabled is logged: the locks work without it.
+     *
+     * @return true if this call created the table
+     */
+    boolean createIfMissing() {
+        if (!store.createTable()) {
+            return false;
+        }
+        log.info("Created the lock table '{}'", store.tableName());
+        if (timeToLive != null) {
+            try {
+                store.enableTimeToLive(timeToLive);
+                log.info("Enabled the time to live of the lock table '{}' on '{}'", store.tableName(), timeToLive);
+            } catch (SdkException e) {
+                log.warn(
+                        "Could not enable the time to live of the lock table '{}' on '{}': {}. Released lock items"
+                                + " stay until deleted; enable it with UpdateTimeToLive (dynamodb:UpdateTimeToLive)",
+                        store.tableName(),
+                        timeToLive,
+                        Errors.oneLine(e));
+                timeToLiveWarned = true;
+            }
+        }
+        return true;
     }
 
     /**
@@ -74,7 +112,7 @@ final class TableVerifier {
                             + " consistency across them; a lock table must have a single writing region, or a lock can be"
                             + " granted twice (a global table with multi-Region strong consistency is fine)");
         }
-        if (strong && timeToLive) {
+        if (strong && timeToLive != null) {
             problems.add("it is a global table with multi-Region strong consistency, which has no time to live;"
                     + " build the lock table without LockTableOptions.timeToLive");
         }
@@ -82,7 +120,37 @@ final class TableVerifier {
             throw new IllegalStateException(
                     "Table '" + tableName + "' cannot hold locks: " + String.join("; ", problems));
         }
+        if (timeToLive != null && !timeToLiveWarned) {
+            checkTimeToLive(timeToLive);
+        }
         return strong;
+    }
+
+    /** Says in one WARN when the table's time to live is not on the attribute the lock items carry. */
+    private void checkTimeToLive(String attribute) {
+        TimeToLiveDescription description;
+        try {
+            description = store.describeTimeToLive();
+        } catch (SdkException e) {
+            log.debug("Could not read the time to live of the lock table '{}': {}", store.tableName(), e.toString());
+            return;
+        }
+        if (description == null) {
+            return;
+        }
+        TimeToLiveStatus status = description.timeToLiveStatus();
+        boolean onIt = attribute.equals(description.attributeName());
+        if (onIt && (status == TimeToLiveStatus.ENABLED || status == TimeToLiveStatus.ENABLING)) {
+            return;
+        }
+        log.warn(
+                "The lock items of table '{}' carry the time-to-live attribute '{}', but the table's time to live is"
+                        + " {}{}: released lock items stay until deleted. Enable it on '{}' (UpdateTimeToLive)",
+                store.tableName(),
+                attribute,
+                status == null ? "not reported" : status,
+                description.attributeName() != null && !onIt ? " on '" + description.attributeName() + "'" : "",
+                attribute);
     }
 
     private static String keyName(TableDescription table, KeyType type) {

@@ -129,6 +129,22 @@ final class ScriptedLockStore implements LockStore {
         return table.describe();
     }
 
+    @Override
+    public boolean createTable() {
+        return table.createTable();
+    }
+
+    @Override
+    public void enableTimeToLive(String attribute) {
+        table.enableTimeToLive(attribute);
+    }
+
+    @Override
+    public software.amazon.awssdk.services.dynamodb.model.@org.jspecify.annotations.Nullable TimeToLiveDescription
+            describeTimeToLive() {
+        return table.describeTimeToLive();
+    }
+
     private <T> T serve(Op op, Supplier<T> apply) {
         sent.get(op).incrementAndGet();
         Fault fault;

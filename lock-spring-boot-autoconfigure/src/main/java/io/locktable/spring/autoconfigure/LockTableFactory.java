@@ -5,8 +5,6 @@ import io.locktable.LockTableListener;
 import io.locktable.LockTableNames;
 import io.locktable.LockTableOptions;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -16,14 +14,8 @@ import org.springframework.util.ClassUtils;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbServiceClientConfiguration;
-import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
-import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
-import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
-import software.amazon.awssdk.services.dynamodb.model.KeyType;
-import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
-import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
 /**
  * Builds the auto-configured {@link LockTable} from the properties: has lock-core check the names and options (a
@@ -193,16 +185,10 @@ final class LockTableFactory {
 
     private static void prepare(DynamoDbClient client, LockTable locks, LockTableProperties properties) {
         try {
-            boolean created = properties.isCreateTable() && createIfMissing(client, locks);
-            locks.verify();
-            String timeToLive = properties.getTimeToLive().getAttribute();
-            if (timeToLive != null && !timeToLive.isEmpty()) {
-                if (created) {
-                    TableTimeToLive.enable(client, locks.tableName(), timeToLive);
-                } else {
-                    TableTimeToLive.check(client, locks.tableName(), timeToLive);
-                }
+            if (properties.isCreateTable()) {
+                locks.createTableIfMissing(); // logs the creation
             }
+            locks.verify(); // with locktable.time-to-live.attribute, one WARN if the table's time to live is off
         } catch (ResourceNotFoundException e) {
             throw new LockTableConfigurationException(
                     "The lock table '" + locks.tableName() + "' (locktable.table-name) does not exist"
@@ -252,44 +238,6 @@ final class LockTableFactory {
                             + " dynamodb:DescribeTable, GetItem and UpdateItem on the table.",
                     e);
         }
-    }
-
-    /** Creates the table unless it exists; tells whether this instance created it. */
-    private static boolean createIfMissing(DynamoDbClient client, LockTable locks) {
-        String table = locks.tableName();
-        try {
-            client.describeTable(r -> r.tableName(table));
-            return false;
-        } catch (ResourceNotFoundException e) {
-            // create it below
-        }
-        List<KeySchemaElement> keys = new ArrayList<>();
-        List<AttributeDefinition> attributes = new ArrayList<>();
-        addKey(keys, attributes, locks.partitionKey(), KeyType.HASH);
-        locks.sortKey().ifPresent(sortKey -> addKey(keys, attributes, sortKey, KeyType.RANGE));
-        boolean created;
-        try {
-            client.createTable(r -> r.tableName(table)
-                    .keySchema(keys)
-                    .attributeDefinitions(attributes)
-                    .billingMode(BillingMode.PAY_PER_REQUEST));
-            log.info("Created the lock table '{}' (locktable.create-table=true)", table);
-            created = true;
-        } catch (ResourceInUseException e) {
-            log.debug("The lock table '{}' is being created by another instance", table);
-            created = false;
-        }
-        client.waiter().waitUntilTableExists(r -> r.tableName(table));
-        return created;
-    }
-
-    private static void addKey(
-            List<KeySchemaElement> keys, List<AttributeDefinition> attributes, String name, KeyType type) {
-        keys.add(KeySchemaElement.builder().attributeName(name).keyType(type).build());
-        attributes.add(AttributeDefinition.builder()
-                .attributeName(name)
-                .attributeType(ScalarAttributeType.S)
-                .build());
     }
 
     /** An exception as one line: its type and message, line breaks folded. */

@@ -26,7 +26,10 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
 
-/** locktable.time-to-live.attribute on the table's side: enabled where the starter creates it, checked elsewhere. */
+/**
+ * locktable.time-to-live.attribute on the table's side, which lock-core's {@code createTableIfMissing} and {@code
+ * verify} handle: enabled where the starter creates the table, checked elsewhere.
+ */
 @DynamoDbEngineTest
 @ExtendWith(OutputCaptureExtension.class)
 class TableTimeToLiveTest {
@@ -106,8 +109,8 @@ class TableTimeToLiveTest {
         runner.withPropertyValues("locktable.table-name=" + table.name(), "locktable.time-to-live.attribute=expiresAt")
                 .run(context -> assertThat(context).hasNotFailed());
 
-        String warning = "locktable.time-to-live.attribute is 'expiresAt', but the time to live of the lock table '"
-                + table.name() + "' is ";
+        String warning = "The lock items of table '" + table.name()
+                + "' carry the time-to-live attribute 'expiresAt', but the table's time to live is ";
         assertThat(occurrences(output.getOut(), warning)).isEqualTo(1);
         assertThat(operations).contains("DescribeTimeToLive").doesNotContain("UpdateTimeToLive");
     }
