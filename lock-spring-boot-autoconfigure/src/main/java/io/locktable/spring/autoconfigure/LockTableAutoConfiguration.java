@@ -14,15 +14,16 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.Environment;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * The {@link LockTable} of {@code locktable.*}, closed (its leases released) when the context closes. It uses the
  * {@link DynamoDbClient} marked {@link LockTableDynamoDbClient @LockTableDynamoDbClient}, else the context's single
- * (or primary) client; with several clients and neither, it backs off. At startup it checks the table with {@link
- * LockTable#verify()} (or creates it first with {@code locktable.create-table=true}); a missing or unfit table
- * stops startup. A DAX client is refused. Its events go to every {@link LockTableListener} bean, and every {@link
+ * (or primary) client; with several clients and neither, it backs off. Creating it sends nothing; once every bean is
+ * created, before any lifecycle bean starts, it checks the table with {@link LockTable#verify()} (or creates it first
+ * with {@code locktable.create-table=true}); a missing or unfit table stops startup. A DAX client is refused. Its events go to every {@link LockTableListener} bean, and every {@link
  * LockTableBuilderCustomizer} bean adjusts it before it is built. Backs off when the context has a {@code
  * LockTable} of its own (or several).
  *
@@ -38,14 +39,16 @@ public final class LockTableAutoConfiguration {
 
     LockTableAutoConfiguration() {}
 
-    /** The lock table in DynamoDB, which production always uses. */
+    /**
+     * The lock table in DynamoDB, which production always uses, and its check at startup. Its conditions are on the
+     * class, so that the check exists exactly when this table does.
+     */
     @Configuration(proxyBeanMethods = false)
-    @Conditional(InMemoryTestMode.Off.class)
+    @Conditional({InMemoryTestMode.Off.class, LockTableClientCondition.class})
+    @ConditionalOnMissingBean(LockTable.class)
     static class DynamoDbLockTableConfiguration {
 
         @Bean(destroyMethod = "close")
-        @ConditionalOnMissingBean
-        @Conditional(LockTableClientCondition.class)
         LockTable lockTable(
                 @LockTableDynamoDbClient ObjectProvider<DynamoDbClient> lockTableDynamoDbClient,
                 ObjectProvider<DynamoDbClient> dynamoDbClient,
@@ -54,13 +57,27 @@ public final class LockTableAutoConfiguration {
                 ObjectProvider<LockTableListener> listeners,
                 ObjectProvider<LockTableBuilderCustomizer> customizers) {
             InMemoryTestMode.warnIfAsked(environment);
-            DynamoDbClient client = lockTableDynamoDbClient.getIfAvailable(dynamoDbClient::getObject);
             return LockTableFactory.create(
-                    client,
+                    client(lockTableDynamoDbClient, dynamoDbClient),
                     properties,
                     DefaultHolder.of(environment),
                     LockTableListener.forwardingTo(new ListenerBeans(listeners)),
                     builder -> customizers.orderedStream().forEach(customizer -> customizer.customize(builder)));
+        }
+
+        @Bean
+        @Lazy(false)
+        LockTableStartupCheck lockTableStartupCheck(
+                @LockTableDynamoDbClient ObjectProvider<DynamoDbClient> lockTableDynamoDbClient,
+                ObjectProvider<DynamoDbClient> dynamoDbClient,
+                LockTable lockTable,
+                LockTableProperties properties) {
+            return new LockTableStartupCheck(client(lockTableDynamoDbClient, dynamoDbClient), lockTable, properties);
+        }
+
+        private static DynamoDbClient client(
+                ObjectProvider<DynamoDbClient> lockTableDynamoDbClient, ObjectProvider<DynamoDbClient> dynamoDbClient) {
+            return lockTableDynamoDbClient.getIfAvailable(dynamoDbClient::getObject);
         }
     }
 

@@ -19,7 +19,8 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 
 /**
  * Builds the auto-configured {@link LockTable} from the properties: has lock-core check the names and options (a
- * value it refuses fails startup naming the property), refuses a DAX client, then creates or verifies the table. In
+ * value it refuses fails startup naming the property) and refuses a DAX client, without a request; creates or
+ * verifies the table for {@link LockTableStartupCheck}. In
  * the test mode it builds the table in memory instead, with the same options.
  */
 final class LockTableFactory {
@@ -39,14 +40,7 @@ final class LockTableFactory {
             LockTableListener listener,
             Consumer<LockTable.Builder> customizer) {
         refuseDax(client);
-        LockTable locks = build(builder(client, properties), properties, defaultHolder, listener, customizer);
-        try {
-            prepare(client, locks, properties);
-        } catch (RuntimeException e) {
-            locks.close();
-            throw e;
-        }
-        return locks;
+        return build(builder(client, properties), properties, defaultHolder, listener, customizer);
     }
 
     /**
@@ -183,7 +177,12 @@ final class LockTableFactory {
         }
     }
 
-    private static void prepare(DynamoDbClient client, LockTable locks, LockTableProperties properties) {
+    /**
+     * The startup check of the table, once every bean is created ({@link LockTableStartupCheck}): creates it with
+     * {@code locktable.create-table=true}, then verifies it; a missing or unfit table fails startup naming the
+     * property, an unreachable or throttling DynamoDB is one WARN.
+     */
+    static void prepare(DynamoDbClient client, LockTable locks, LockTableProperties properties) {
         try {
             if (properties.isCreateTable()) {
                 locks.createTableIfMissing(); // logs the creation

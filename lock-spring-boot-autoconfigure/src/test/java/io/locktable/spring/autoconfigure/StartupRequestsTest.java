@@ -1,0 +1,101 @@
+package io.locktable.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.locktable.LockTable;
+import io.locktable.test.DynamoDbEngine;
+import io.locktable.test.DynamoDbEngineTest;
+import io.locktable.test.TestTable;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * Creating the beans sends no request: the table is created and checked once every bean exists, before anything
+ * starts, and a missing table still fails startup with the property's name.
+ */
+@DynamoDbEngineTest
+class StartupRequestsTest {
+
+    private final DynamoDbEngine engine;
+    private final TestTable table;
+    private final List<String> operations = new CopyOnWriteArrayList<>();
+    private final ApplicationContextRunner runner;
+
+    /** What the client sent, in order. */
+    record Sent(List<String> operations) {}
+
+    /** A bean of the application that needs the lock table: it notes what was sent until it was made. */
+    static final class SentBeforeMe {
+        private final List<String> operations;
+
+        SentBeforeMe(LockTable lockTable, Sent sent) {
+            this.operations = List.copyOf(sent.operations());
+        }
+
+        List<String> operations() {
+            return operations;
+        }
+    }
+
+    StartupRequestsTest(DynamoDbEngine engine, TestTable table) {
+        this.engine = engine;
+        this.table = table;
+        ExecutionInterceptor recorder = new ExecutionInterceptor() {
+            @Override
+            public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+                operations.add(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME));
+            }
+        };
+        this.runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(LockTableAutoConfiguration.class))
+                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> o.addExecutionInterceptor(recorder)))
+                .withBean(Sent.class, () -> new Sent(operations))
+                .withBean(SentBeforeMe.class)
+                .withPropertyValues("locktable.sort-key=" + table.sortKey().orElse(""));
+    }
+
+    @Test
+    void theTableIsCheckedOnceEveryBeanIsCreatedNotWhileTheLockTableIs() {
+        runner.withPropertyValues("locktable.table-name=" + table.name()).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(SentBeforeMe.class).operations())
+                    .as("sent while the beans were created")
+                    .isEmpty();
+            assertThat(operations).as("sent once they were").containsExactly("DescribeTable");
+        });
+    }
+
+    @Test
+    void aMissingTableIsCreatedOnceEveryBeanIsCreated() {
+        String missing = engine.uniqueTableName("created-at-startup");
+        try {
+            runner.withPropertyValues("locktable.table-name=" + missing, "locktable.create-table=true")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(context.getBean(SentBeforeMe.class).operations())
+                                .isEmpty();
+                        assertThat(operations).contains("CreateTable");
+                    });
+        } finally {
+            engine.deleteTable(missing);
+        }
+    }
+
+    @Test
+    void aMissingTableStillFailsStartupNamingTheProperty() {
+        String missing = engine.uniqueTableName("missing");
+        runner.withPropertyValues("locktable.table-name=" + missing).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(Analyses.of(context.getStartupFailure()).getDescription())
+                    .startsWith("The lock table '" + missing + "' (locktable.table-name) does not exist");
+        });
+    }
+}
