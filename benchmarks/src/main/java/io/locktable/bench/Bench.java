@@ -140,7 +140,8 @@ public final class Bench {
                                 "requests per cycle",
                                 "by operation",
                                 "ms per cycle (one thread)",
-                                "ms per request on the wire"),
+                                "ms per request on the wire",
+                                "client CPU µs per cycle"),
                         requests);
             }
             if (run.test("latency")) {

@@ -205,8 +205,9 @@ public class Cycle {
     }
 
     /**
-     * Counts the requests of acquire + release at each round trip, and times the cycles and the requests' time on
-     * the wire (at 0 ms, what the engine and the loopback cost; above, what the proxy adds); adds rows to {@code rows}
+     * Counts the requests of acquire + release at each round trip, and times the cycles, the requests' time on the
+     * wire (at 0 ms, what the engine and the loopback cost; above, what the proxy adds) and the client's CPU time per
+     * cycle ({@link ClientCpu}: all of this JVM's threads but the proxy's); adds rows to {@code rows}
      * and the metric {@code cycle.requests.<engine>} (LockTable's requests per cycle minus the peer's).
      */
     static void requests(Rig rig, List<Integer> roundTrips, int cycles, Report report, List<List<String>> rows) {
@@ -214,6 +215,7 @@ public class Cycle {
             List<String> perCycle = new ArrayList<>();
             List<String> cycleMillis = new ArrayList<>();
             List<String> wireMillis = new ArrayList<>();
+            List<String> cpuMicros = new ArrayList<>();
             Map<String, Long> operations = Map.of();
             double requests = 0;
             for (int rtt : roundTrips) {
@@ -226,11 +228,13 @@ public class Cycle {
                         lib.release(lib.mustAcquire(name));
                     }
                     counter.reset();
+                    ClientCpu cpu = ClientCpu.start();
                     long start = System.nanoTime();
                     for (int i = 0; i < cycles; i++) {
                         lib.release(lib.mustAcquire(name));
                     }
                     long took = System.nanoTime() - start;
+                    cpuMicros.add(Stats.num(cpu.nanos() / 1e3 / cycles));
                     requests = Math.max(requests, counter.total() / (double) cycles);
                     perCycle.add(Stats.num(counter.total() / (double) cycles));
                     cycleMillis.add(Stats.num(took / 1e6 / cycles));
@@ -246,7 +250,8 @@ public class Cycle {
                     String.join(" / ", perCycle),
                     describe(operations, cycles),
                     String.join(" / ", cycleMillis),
-                    String.join(" / ", wireMillis)));
+                    String.join(" / ", wireMillis),
+                    String.join(" / ", cpuMicros)));
             report.metrics.merge("cycle.requests." + rig.engine, ours ? requests : -requests, Double::sum);
         }
         double diff = report.metrics.get("cycle.requests." + rig.engine);
