@@ -167,8 +167,9 @@ public final class LockTable implements AutoCloseable {
      * rise, {@link Lease#current()} is bound in a leader's work), and it sends no request. Every in-memory lock table
      * of one name in the JVM shares the locks, as processes share a DynamoDB table, so two of them contend like two
      * instances of a service; the locks of a name stay until the JVM exits, so give each test a name of its own.
-     * {@link Lease#transactWrite} checks the lease and accepts the other items without keeping them. lock-test's
-     * {@code InMemoryLockTable} adds virtual time and crashed processes on top of this.
+     * {@link Lease#transactWrite} checks the lease and accepts the other items without keeping them. With a {@link
+     * ManualLockClock} per simulated process ({@link Builder#clock}), time is virtual: renewals, expiries and a
+     * takeover from a process whose clock stands still happen as a test advances the clocks.
      *
      * <pre>{@code
      * LockTable first = LockTable.inMemory("orders-test").build();

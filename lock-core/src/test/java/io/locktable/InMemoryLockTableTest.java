@@ -95,4 +95,72 @@ class InMemoryLockTableTest {
 
         assertThatThrownBy(lease::transactWrite).isInstanceOf(LeaseLostException.class);
     }
+
+    /**
+     * What a user's unit test does with {@link ManualLockClock}: each simulated process has a clock of its own; the
+     * one whose clock stands still renews nothing, and the other takes the lock over after a lease of virtual time,
+     * with the next fencing token, while the frozen holder's lease has ended by its own clock once it moves again.
+     */
+    @Test
+    void aFrozenProcessIsTakenOverAfterALeaseOfVirtualTimeWithTheNextToken() throws Exception {
+        ManualLockClock frozenClock = new ManualLockClock();
+        ManualLockClock survivorClock = new ManualLockClock(-5);
+        String shared = tableName + "-virtual";
+        try (LockTable frozen = LockTable.inMemory(shared).clock(frozenClock).build();
+                LockTable survivor =
+                        LockTable.inMemory(shared).clock(survivorClock).build()) {
+            Lease old = frozen.tryAcquire("sweeper", LEASE).orElseThrow();
+            assertThat(survivor.tryAcquire("sweeper", LEASE)).isEmpty();
+
+            survivorClock.advance(LEASE.minusMillis(1));
+            assertThat(survivor.tryAcquire("sweeper", LEASE))
+                    .as("one millisecond before a whole lease")
+                    .isEmpty();
+            survivorClock.advance(Duration.ofMillis(1));
+            Lease taken = survivor.tryAcquire("sweeper", LEASE).orElseThrow();
+
+            assertThat(taken.fencingToken()).isEqualTo(old.fencingToken() + 1);
+            assertThat(old.isHeld()).as("by the frozen clock, not moved yet").isTrue();
+            frozenClock.advance(LEASE);
+            assertThat(old.isHeld()).isFalse();
+            assertThat(old.whenEnded().get()).isIn(LeaseEnd.LOST, LeaseEnd.EXPIRED);
+            assertThat(taken.isHeld())
+                    .as("the old holder's renewal or release disturbs nobody")
+                    .isTrue();
+            assertThat(survivor.read("sweeper").orElseThrow().owner()).contains(taken.owner());
+        }
+    }
+
+    /** A lease renews in virtual time as in real time: held for many leases while its clock moves on. */
+    @Test
+    void aLeaseRenewsAsItsManualClockMovesAndRunLockedBindsItAsCurrent() throws Exception {
+        ManualLockClock clock = new ManualLockClock();
+        try (LockTable table =
+                LockTable.inMemory(tableName + "-renews").clock(clock).build()) {
+            Lease lease = table.tryAcquire("job", LEASE).orElseThrow();
+            for (int i = 0; i < 10; i++) {
+                clock.advance(LEASE.dividedBy(2));
+            }
+            assertThat(lease.isHeld()).isTrue();
+            assertThat(lease.remaining()).isPositive();
+
+            assertThat(table.runLocked(
+                            "report",
+                            LEASE,
+                            Duration.ZERO,
+                            () -> Lease.current().orElseThrow().name()))
+                    .contains("report");
+        }
+    }
+
+    @Test
+    void aManualClockMovesForwardOnly() {
+        ManualLockClock clock = new ManualLockClock();
+        assertThatThrownBy(() -> clock.advance(Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("forward only");
+        assertThatThrownBy(() -> clock.jump(Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class);
+        clock.jump(Duration.ofSeconds(2));
+        assertThat(clock.nanoTime()).isEqualTo(Duration.ofSeconds(2).toNanos());
+    }
 }
