@@ -2,19 +2,33 @@ package io.locktable;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Deque;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.AbortedException;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 
 /**
- * One acquire attempt at a time (steps 2 to 4 of the protocol): writes at once to a lock it has not seen held, and
- * otherwise reads first and writes only when the lock is free or its holder kept one record version for a whole
- * lease on this process's monotonic clock. It decides; {@link LockStore} sends.
+ * The acquires of one table (steps 2 to 4 of the protocol). An attempt writes at once to a lock it has not seen
+ * held, and otherwise reads first and writes only when the lock is free or its holder kept one record version for a
+ * whole lease on this process's monotonic clock. A waiting acquire repeats attempts a poll apart until it wins, its
+ * wait runs out, its thread is interrupted or the table closes, and wakes at once when this table releases the lock
+ * ({@link Handover}). Each acquire's outcome goes to the listeners. It decides; {@link LockStore} sends.
  */
 final class Acquirer {
 
@@ -40,21 +54,203 @@ final class Acquirer {
     private final Listeners listeners;
     private final FenceHighWater fences;
     private final LeaseKeeper keeper;
+    private final Handover handover;
+    private final boolean realTime;
+    private final BooleanSupplier tableClosed;
     private final ConcurrentMap<String, Protocol.Seen> watched = new ConcurrentHashMap<>();
 
+    /**
+     * @param handover told by the keeper of each lock this table released
+     * @param realTime whether the clock's time is real time, so that a wait may end early on a handover; a clock of
+     *     the caller's own is slept on instead
+     * @param tableClosed whether the table was closed: a waiting acquire ends then
+     */
     Acquirer(
             LockStore store,
             LockClock clock,
             Workers workers,
             Listeners listeners,
             FenceHighWater fences,
-            LeaseKeeper keeper) {
+            LeaseKeeper keeper,
+            Handover handover,
+            boolean realTime,
+            BooleanSupplier tableClosed) {
         this.store = store;
         this.clock = clock;
         this.workers = workers;
         this.listeners = listeners;
         this.fences = fences;
         this.keeper = keeper;
+        this.handover = handover;
+        this.realTime = realTime;
+        this.tableClosed = tableClosed;
+    }
+
+    /** One attempt, for {@link LockTable#tryAcquire}: empty if another holder has the lock. */
+    Optional<Lease> tryAcquire(String name, Duration lease) {
+        long start = clock.nanoTime();
+        try {
+            Attempt attempt = attempt(name, lease, Long.MAX_VALUE);
+            if (attempt instanceof Acquired acquired) {
+                finished(name, acquired.lease(), start, false);
+                return Optional.of(acquired.lease());
+            }
+            finished(name, AcquireOutcome.BUSY, start, false);
+            return Optional.empty();
+        } catch (RuntimeException e) {
+            finished(name, AcquireOutcome.ERROR, start, false);
+            throw e;
+        }
+    }
+
+    /**
+     * Attempts until one wins (step 4 between them), for {@link LockTable#acquire}.
+     *
+     * @param maxWaitNanos how long to wait, {@code Long.MAX_VALUE} for as long as it takes
+     * @throws InterruptedException if the thread was interrupted, also during a request
+     * @throws TimeoutException if the lock stayed held for the whole wait
+     * @throws IllegalStateException if the table closed meanwhile
+     */
+    Lease acquire(String name, Duration lease, long maxWaitNanos) throws InterruptedException, TimeoutException {
+        long start = clock.nanoTime();
+        boolean waited = false;
+        Handover.Waiter waiter = handover.enlist(name);
+        try {
+            while (true) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("acquire of lock '" + name + "' was interrupted");
+                }
+                checkOpen(name);
+                long waitLeft = maxWaitNanos - (clock.nanoTime() - start);
+                Attempt attempt;
+                try {
+                    attempt = attemptInterruptibly(name, lease, waitLeft);
+                } catch (ApiCallTimeoutException | ApiCallAttemptTimeoutException e) {
+                    long left = maxWaitNanos - (clock.nanoTime() - start);
+                    if (left <= 0) {
+                        // the request was cut short by the caller's wait, not by the lease's timeout
+                        throw timedOut(name, maxWaitNanos, start, waited, e);
+                    }
+                    // a request that outlasted the timeout the lease gives it is no answer, neither busy nor free:
+                    // a waiting acquire asks again, within its wait (an applied write was given back already)
+                    checkOpen(name);
+                    log.debug(
+                            "Acquire of lock '{}' in table '{}': a request timed out, asking again",
+                            name,
+                            store.tableName());
+                    waited = true;
+                    pause(name, waiter, Math.min(left, Timing.raceRetry(ThreadLocalRandom.current())));
+                    continue;
+                }
+                if (attempt instanceof Acquired acquired) {
+                    finished(name, acquired.lease(), start, waited);
+                    return acquired.lease();
+                }
+                long elapsed = clock.nanoTime() - start;
+                if (elapsed >= maxWaitNanos) {
+                    throw timedOut(name, maxWaitNanos, start, waited, null);
+                }
+                Busy busy = (Busy) attempt;
+                long pause = Math.min(
+                        Timing.pollPause(busy.holderLeaseNanos(), busy.untilDueNanos(), ThreadLocalRandom.current()),
+                        maxWaitNanos - elapsed);
+                waited = true;
+                pause(name, waiter, pause);
+            }
+        } catch (RuntimeException e) {
+            finished(name, AcquireOutcome.ERROR, start, waited);
+            throw e;
+        } finally {
+            handover.leave(waiter);
+        }
+    }
+
+    /** One attempt of a {@link Leadership}, on a worker: steps 2 to 4 once, never waiting. */
+    Attempt attemptForLeader(String name, Duration lease) {
+        checkOpen(name);
+        return attempt(name, lease, Long.MAX_VALUE);
+    }
+
+    /** A leadership's contention ended with a term: the acquire is measured from its first attempt. */
+    void leaderAcquired(String name, Lease lease, long sinceNanos, boolean waited) {
+        finished(name, lease, sinceNanos, waited);
+    }
+
+    /** A leadership's attempt failed. */
+    void leaderAcquireFailed(String name, long sinceNanos, boolean waited) {
+        finished(name, AcquireOutcome.ERROR, sinceNanos, waited);
+    }
+
+    /** The table closes: every waiting acquire wakes, and ends on finding the table closed. */
+    void close() {
+        handover.closeAll();
+    }
+
+    /** A strongly consistent read, for {@link LockTable#read}. */
+    @Nullable
+    StoredLock read(String name, Duration timeout) {
+        fences.enter(name);
+        try {
+            long sent = clock.nanoTime();
+            StoredLock stored = store.read(name, timeout);
+            if (stored != null) {
+                fences.observed(name, stored.fence(), sent, clock.nanoTime());
+            }
+            return stored;
+        } finally {
+            fences.leave(name);
+        }
+    }
+
+    /**
+     * Waits until the next poll (step 4); with the system clock, a release of the lock by this very table ends the
+     * wait at once, and the next attempt writes without reading first.
+     */
+    private void pause(String name, Handover.Waiter waiter, long nanos) throws InterruptedException {
+        if (!realTime) {
+            clock.sleep(nanos); // a clock of the caller's own: its time is not real time
+        } else if (handover.await(waiter, nanos)) {
+            watched.remove(name); // released by this very table: the next attempt writes at once
+        }
+    }
+
+    /** A waiting acquire ends as soon as the table closes: it would never be renewed. */
+    private void checkOpen(String name) {
+        if (tableClosed.getAsBoolean()) {
+            throw new IllegalStateException(
+                    "lock table " + store.tableName() + " was closed while lock '" + name + "' was being acquired");
+        }
+    }
+
+    private Attempt attemptInterruptibly(String name, Duration lease, long waitLeftNanos) throws InterruptedException {
+        try {
+            return attempt(name, lease, waitLeftNanos);
+        } catch (AbortedException e) {
+            Thread.interrupted();
+            InterruptedException interrupted =
+                    new InterruptedException("acquire of lock '" + name + "' was interrupted during a request");
+            interrupted.initCause(e);
+            throw interrupted;
+        }
+    }
+
+    private TimeoutException timedOut(
+            String name, long maxWaitNanos, long startNanos, boolean waited, @Nullable Exception cause) {
+        finished(name, AcquireOutcome.TIMEOUT, startNanos, waited);
+        TimeoutException timeout = new TimeoutException("lock '" + name + "' in table '" + store.tableName()
+                + "' stayed held for the whole wait of " + Duration.ofNanos(maxWaitNanos));
+        if (cause != null) {
+            timeout.initCause(cause);
+        }
+        return timeout;
+    }
+
+    private void finished(String name, Lease lease, long startNanos, boolean waited) {
+        finished(name, lease.tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED, startNanos, waited);
+    }
+
+    private void finished(String name, AcquireOutcome outcome, long startNanos, boolean waited) {
+        listeners.onAcquireFinished(name, outcome, Duration.ofNanos(clock.nanoTime() - startNanos), waited);
     }
 
     /**
@@ -62,7 +258,7 @@ final class Acquirer {
      *
      * @param waitLeftNanos how long the caller still waits; no request outlasts it
      */
-    Attempt attempt(String name, Duration lease, long waitLeftNanos) {
+    private Attempt attempt(String name, Duration lease, long waitLeftNanos) {
         fences.enter(name);
         try {
             return attemptInUse(name, lease, waitLeftNanos);
@@ -94,29 +290,8 @@ final class Acquirer {
         return write(name, lease, null, waitLeft);
     }
 
-    /** Forgets the holder seen: the lock was released by this very table, so the next attempt writes at once. */
-    void forgetHolder(String name) {
-        watched.remove(name);
-    }
-
-    /** A strongly consistent read, for {@link LockTable#read}. */
-    @Nullable
-    StoredLock read(String name, Duration timeout) {
-        fences.enter(name);
-        try {
-            long sent = clock.nanoTime();
-            StoredLock stored = store.read(name, timeout);
-            if (stored != null) {
-                fences.observed(name, stored.fence(), sent, clock.nanoTime());
-            }
-            return stored;
-        } finally {
-            fences.leave(name);
-        }
-    }
-
     private Attempt write(String name, Duration lease, @Nullable String seenRvn, long waitLeftNanos) {
-        UUID version = RandomIds.nextVersion();
+        UUID version = UUID.randomUUID(); // random, so no two writers ever pick the same
         String rvn = version.toString();
         long acquisition = keeper.nextAcquisition();
         String acquisitionOwner = keeper.ownerOf(acquisition);
@@ -227,6 +402,97 @@ final class Acquirer {
                         name,
                         lease);
             }
+        }
+    }
+
+    /**
+     * Hands a lock released by this table straight to a waiting acquire of the same table: the longest waiter wakes
+     * at once and writes (one request), instead of reading at its next poll, up to a third of a lease later. Waiters
+     * of other processes still learn it at their next poll.
+     *
+     * <p>Each waiter parks on a semaphore of its own, and the waiters of one name are a queue of their own: no
+     * monitor is held while anyone waits (a virtual thread never pins its carrier here), and a release wakes one
+     * waiter of its name only. {@link #closeAll()} wakes every waiter, so that a closing table leaves none parked.
+     */
+    static final class Handover {
+
+        /** One waiting acquire. */
+        static final class Waiter {
+            private final String name;
+            private final Semaphore wake = new Semaphore(0);
+            private final AtomicBoolean signalled = new AtomicBoolean();
+
+            private Waiter(String name) {
+                this.name = name;
+            }
+        }
+
+        private final ConcurrentMap<String, Deque<Waiter>> waiting = new ConcurrentHashMap<>();
+        private volatile boolean closed;
+
+        Waiter enlist(String name) {
+            Waiter waiter = new Waiter(name);
+            waiting.compute(name, (key, queue) -> {
+                Deque<Waiter> line = queue == null ? new ConcurrentLinkedDeque<>() : queue;
+                line.add(waiter);
+                return line;
+            });
+            if (closed) {
+                waiter.wake.release();
+            }
+            return waiter;
+        }
+
+        void leave(Waiter waiter) {
+            waiting.computeIfPresent(waiter.name, (key, queue) -> {
+                queue.remove(waiter);
+                return queue.isEmpty() ? null : queue;
+            });
+        }
+
+        /** This table released the lock: the longest waiter of it that is not woken yet wakes. */
+        void released(String name) {
+            Deque<Waiter> queue = waiting.get(name);
+            if (queue == null) {
+                return;
+            }
+            for (Waiter waiter : queue) {
+                if (waiter.signalled.compareAndSet(false, true)) {
+                    waiter.wake.release();
+                    return;
+                }
+            }
+        }
+
+        /** The table closes: every waiter wakes, and finds the table closed. */
+        void closeAll() {
+            closed = true;
+            for (Deque<Waiter> queue : waiting.values()) {
+                for (Waiter waiter : queue) {
+                    waiter.wake.release();
+                }
+            }
+        }
+
+        /**
+         * Sleeps up to {@code nanos} (real time: only for the system clock), or less if the lock is handed over or
+         * the table closes; the caller looks at which.
+         *
+         * @return true if it was woken: the lock is free (write at once), or the table closed
+         */
+        boolean await(Waiter waiter, long nanos) throws InterruptedException {
+            if (!waiter.wake.tryAcquire(nanos, TimeUnit.NANOSECONDS)) {
+                return false;
+            }
+            waiter.signalled.set(false);
+            // to the back of the line: if another process took the lock, the next release wakes someone else first
+            waiting.computeIfPresent(waiter.name, (key, queue) -> {
+                if (queue.remove(waiter)) {
+                    queue.add(waiter);
+                }
+                return queue;
+            });
+            return true;
         }
     }
 }

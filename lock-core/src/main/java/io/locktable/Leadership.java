@@ -293,7 +293,7 @@ public final class Leadership implements AutoCloseable {
         attempts++;
         Acquirer.Attempt attempt;
         try {
-            attempt = table.attemptForLeader(name, leaseDuration);
+            attempt = table.acquirer().attemptForLeader(name, leaseDuration);
         } catch (RuntimeException | Error e) {
             failedAttempt(e);
             return;
@@ -301,7 +301,7 @@ public final class Leadership implements AutoCloseable {
         answered();
         if (attempt instanceof Acquirer.Acquired acquired) {
             Lease lease = acquired.lease();
-            table.leaderAcquireFinished(name, lease, contendingSinceNanos, attempts > 1);
+            table.acquirer().leaderAcquired(name, lease, contendingSinceNanos, attempts > 1);
             termStarted(lease);
         } else {
             Acquirer.Busy busy = (Acquirer.Busy) attempt;
@@ -314,7 +314,7 @@ public final class Leadership implements AutoCloseable {
             finish(null);
             return;
         }
-        table.leaderAcquireFailed(name, contendingSinceNanos, attempts > 1);
+        table.acquirer().leaderAcquireFailed(name, contendingSinceNanos, attempts > 1);
         if (!(error instanceof RuntimeException runtime) || !Errors.isTransient(runtime)) {
             log.error("Leadership of lock '{}' in table '{}' ended: {}", name, table.tableName(), error.toString());
             finish(error);

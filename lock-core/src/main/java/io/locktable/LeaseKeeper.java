@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
@@ -175,7 +176,7 @@ final class LeaseKeeper {
             }
             case SEND -> {}
         }
-        String version = RandomIds.nextVersion().toString();
+        String version = UUID.randomUUID().toString();
         Instant wall = clock.instant();
         List<String> candidates = lease.startRenewal(version, sent);
         try {

@@ -7,18 +7,13 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.core.exception.AbortedException;
-import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
-import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -86,13 +81,11 @@ public final class LockTable implements AutoCloseable {
         return Timing.isLease(leaseDuration);
     }
 
-    private static final Logger log = LoggerFactory.getLogger(LockTable.class);
-
     private final String tableName;
     private final String partitionKey;
     private final @Nullable String sortKey;
     private final LockTableOptions options;
-    private final String owner = RandomIds.next();
+    private final String owner = UUID.randomUUID().toString(); // random, so no two tables ever pick the same
     private final LockClock clock;
     private final Workers workers;
     private final @Nullable AutoCloseable ownedClock;
@@ -102,7 +95,8 @@ public final class LockTable implements AutoCloseable {
     private final Acquirer acquirer;
     private final TableVerifier verifier;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final LocalHandover handover = new LocalHandover();
+    /** Hears from the keeper each lock this table released, for a waiting acquire (the keeper comes first). */
+    private final Acquirer.Handover handover = new Acquirer.Handover();
     /** The elections under way, so that {@link #close()} stops them. */
     private final Set<Leadership> leaderships = ConcurrentHashMap.newKeySet();
 
@@ -142,7 +136,8 @@ public final class LockTable implements AutoCloseable {
         FenceHighWater fences = new FenceHighWater(tableName, listeners);
         this.fences = fences;
         this.keeper = new LeaseKeeper(store, clock, workers, listeners, owner, fences, handover::released);
-        this.acquirer = new Acquirer(store, clock, workers, listeners, fences, keeper);
+        this.acquirer = new Acquirer(
+                store, clock, workers, listeners, fences, keeper, handover, ownedClock != null, closed::get);
         this.verifier = new TableVerifier(
                 store, partitionKey, sortKey, options.timeToLiveAttribute().orElse(null));
     }
@@ -253,23 +248,7 @@ public final class LockTable implements AutoCloseable {
      */
     public Optional<Lease> tryAcquire(String name, Duration leaseDuration) {
         checkArguments(name, leaseDuration);
-        long start = clock.nanoTime();
-        try {
-            Acquirer.Attempt attempt = acquirer.attempt(name, leaseDuration, Long.MAX_VALUE);
-            if (attempt instanceof Acquirer.Acquired acquired) {
-                finished(
-                        name,
-                        acquired.lease().tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED,
-                        start,
-                        false);
-                return Optional.of(acquired.lease());
-            }
-            finished(name, AcquireOutcome.BUSY, start, false);
-            return Optional.empty();
-        } catch (RuntimeException e) {
-            finished(name, AcquireOutcome.ERROR, start, false);
-            throw e;
-        }
+        return acquirer.tryAcquire(name, leaseDuration);
     }
 
     /**
@@ -295,7 +274,7 @@ public final class LockTable implements AutoCloseable {
     public Lease acquire(String name, Duration leaseDuration) throws InterruptedException {
         checkArguments(name, leaseDuration);
         try {
-            return acquireWithin(name, leaseDuration, Long.MAX_VALUE);
+            return acquirer.acquire(name, leaseDuration, Long.MAX_VALUE);
         } catch (TimeoutException e) {
             throw new IllegalStateException("an acquire without a time limit timed out", e);
         }
@@ -327,130 +306,17 @@ public final class LockTable implements AutoCloseable {
         if (maxWait.isNegative()) {
             throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
         }
-        return acquireWithin(name, leaseDuration, saturatedNanos(maxWait));
+        return acquirer.acquire(name, leaseDuration, saturatedNanos(maxWait));
     }
 
-    /** One attempt of a {@link Leadership}, on a worker: steps 2 to 4 once, never waiting. */
-    Acquirer.Attempt attemptForLeader(String name, Duration leaseDuration) {
-        checkOpen(name);
-        return acquirer.attempt(name, leaseDuration, Long.MAX_VALUE);
-    }
-
-    /** A leadership's contention ended with a term: the acquire is measured from its first attempt. */
-    void leaderAcquireFinished(String name, Lease lease, long sinceNanos, boolean waited) {
-        finished(name, lease.tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED, sinceNanos, waited);
-    }
-
-    /** A leadership's attempt failed. */
-    void leaderAcquireFailed(String name, long sinceNanos, boolean waited) {
-        finished(name, AcquireOutcome.ERROR, sinceNanos, waited);
+    /** The table's acquires, for the attempts of a {@link Leadership}. */
+    Acquirer acquirer() {
+        return acquirer;
     }
 
     /** The table's workers, for tasks that send requests. */
     Workers workers() {
         return workers;
-    }
-
-    private Lease acquireWithin(String name, Duration leaseDuration, long maxWaitNanos)
-            throws InterruptedException, TimeoutException {
-        long start = clock.nanoTime();
-        boolean waited = false;
-        LocalHandover.Waiter waiter = handover.enlist(name);
-        try {
-            while (true) {
-                if (Thread.interrupted()) {
-                    throw new InterruptedException("acquire of lock '" + name + "' was interrupted");
-                }
-                checkOpen(name);
-                long waitLeft = maxWaitNanos - (clock.nanoTime() - start);
-                Acquirer.Attempt attempt;
-                try {
-                    attempt = attemptInterruptibly(name, leaseDuration, waitLeft);
-                } catch (ApiCallTimeoutException | ApiCallAttemptTimeoutException e) {
-                    long left = maxWaitNanos - (clock.nanoTime() - start);
-                    if (left <= 0) {
-                        // the request was cut short by the caller's wait, not by the lease's timeout
-                        throw timedOut(name, maxWaitNanos, start, waited, e);
-                    }
-                    // a request that outlasted the timeout the lease gives it is no answer, neither busy nor free:
-                    // a waiting acquire asks again, within its wait (an applied write was given back already)
-                    checkOpen(name);
-                    log.debug("Acquire of lock '{}' in table '{}': a request timed out, asking again", name, tableName);
-                    waited = true;
-                    pause(name, waiter, Math.min(left, Timing.raceRetry(ThreadLocalRandom.current())));
-                    continue;
-                }
-                if (attempt instanceof Acquirer.Acquired acquired) {
-                    Lease lease = acquired.lease();
-                    finished(
-                            name,
-                            lease.tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED,
-                            start,
-                            waited);
-                    return lease;
-                }
-                long elapsed = clock.nanoTime() - start;
-                if (elapsed >= maxWaitNanos) {
-                    throw timedOut(name, maxWaitNanos, start, waited, null);
-                }
-                long pause = Math.min(pollPause((Acquirer.Busy) attempt), maxWaitNanos - elapsed);
-                waited = true;
-                pause(name, waiter, pause);
-            }
-        } catch (RuntimeException e) {
-            finished(name, AcquireOutcome.ERROR, start, waited);
-            throw e;
-        } finally {
-            handover.leave(waiter);
-        }
-    }
-
-    /**
-     * Waits until the next poll (step 4); with the system clock, a release of the lock by this very table ends the
-     * wait at once, and the next attempt writes without reading first.
-     */
-    private void pause(String name, LocalHandover.Waiter waiter, long nanos) throws InterruptedException {
-        if (ownedClock == null) {
-            clock.sleep(nanos); // a clock of the caller's own: its time is not real time
-        } else if (handover.await(waiter, nanos)) {
-            acquirer.forgetHolder(name);
-        }
-    }
-
-    /** A waiting acquire ends as soon as the table closes: it would never be renewed. */
-    private void checkOpen(String name) {
-        if (closed.get()) {
-            throw new IllegalStateException(
-                    "lock table " + tableName + " was closed while lock '" + name + "' was being acquired");
-        }
-    }
-
-    private TimeoutException timedOut(
-            String name, long maxWaitNanos, long startNanos, boolean waited, @Nullable Exception cause) {
-        finished(name, AcquireOutcome.TIMEOUT, startNanos, waited);
-        TimeoutException timeout = new TimeoutException("lock '" + name + "' in table '" + tableName
-                + "' stayed held for the whole wait of " + Duration.ofNanos(maxWaitNanos));
-        if (cause != null) {
-            timeout.initCause(cause);
-        }
-        return timeout;
-    }
-
-    private Acquirer.Attempt attemptInterruptibly(String name, Duration leaseDuration, long waitLeftNanos)
-            throws InterruptedException {
-        try {
-            return acquirer.attempt(name, leaseDuration, waitLeftNanos);
-        } catch (AbortedException e) {
-            Thread.interrupted();
-            InterruptedException interrupted =
-                    new InterruptedException("acquire of lock '" + name + "' was interrupted during a request");
-            interrupted.initCause(e);
-            throw interrupted;
-        }
-    }
-
-    private static long pollPause(Acquirer.Busy busy) {
-        return Timing.pollPause(busy.holderLeaseNanos(), busy.untilDueNanos(), ThreadLocalRandom.current());
     }
 
     /**
@@ -752,7 +618,7 @@ public final class LockTable implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        handover.closeAll(); // waiting acquires of this table wake and end
+        acquirer.close(); // waiting acquires of this table wake and end
         for (Leadership leadership : leaderships) {
             leadership.stopAsync(); // elections end: waiting, in a cool-down or leading
         }
@@ -779,10 +645,6 @@ public final class LockTable implements AutoCloseable {
     /** How many fencing marks the table keeps, for tests of what a released lease leaves behind. */
     int fenceMarks() {
         return fences.size();
-    }
-
-    private void finished(String name, AcquireOutcome outcome, long startNanos, boolean waited) {
-        listeners.onAcquireFinished(name, outcome, Duration.ofNanos(clock.nanoTime() - startNanos), waited);
     }
 
     private void checkArguments(String name, Duration leaseDuration) {

@@ -14,10 +14,13 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** A release by this table wakes one waiter of that lock only, and nobody waits holding a monitor. No engine. */
-class LocalHandoverTest {
+/**
+ * {@link Acquirer.Handover}: a release by this table wakes one waiter of that lock only, and nobody waits holding a
+ * monitor. No engine.
+ */
+class AcquirerHandoverTest {
 
-    private final LocalHandover handover = new LocalHandover();
+    private final Acquirer.Handover handover = new Acquirer.Handover();
     private final ExecutorService waiters = Executors.newCachedThreadPool();
 
     @AfterEach
@@ -27,9 +30,9 @@ class LocalHandoverTest {
 
     @Test
     void aReleaseWakesTheLongestWaiterOfThatLockAndNoWaiterOfAnother() throws Exception {
-        LocalHandover.Waiter first = handover.enlist("a");
-        LocalHandover.Waiter second = handover.enlist("a");
-        LocalHandover.Waiter other = handover.enlist("b");
+        Acquirer.Handover.Waiter first = handover.enlist("a");
+        Acquirer.Handover.Waiter second = handover.enlist("a");
+        Acquirer.Handover.Waiter other = handover.enlist("b");
         Future<Boolean> firstWoken = waiters.submit(() -> handover.await(first, TimeUnit.SECONDS.toNanos(10)));
         Future<Boolean> secondWoken = waiters.submit(() -> handover.await(second, TimeUnit.MILLISECONDS.toNanos(500)));
         Future<Boolean> otherWoken = waiters.submit(() -> handover.await(other, TimeUnit.MILLISECONDS.toNanos(500)));
@@ -47,7 +50,7 @@ class LocalHandoverTest {
 
     @Test
     void aWaiterHoldsNoMonitorWhileItWaits() throws Exception {
-        LocalHandover.Waiter waiter = handover.enlist("a");
+        Acquirer.Handover.Waiter waiter = handover.enlist("a");
         AtomicReference<Thread> thread = new AtomicReference<>();
         Future<Boolean> woken = waiters.submit(() -> {
             thread.set(Thread.currentThread());
@@ -60,7 +63,7 @@ class LocalHandoverTest {
         ThreadInfo info = ManagementFactory.getThreadMXBean()
                 .getThreadInfo(new long[] {thread.get().getId()}, true, true)[0];
         assertThat(info.getLockedMonitors()).isEmpty();
-        assertThat(info.getLockInfo().getClassName()).doesNotContain("LocalHandover");
+        assertThat(info.getLockInfo().getClassName()).doesNotContain("Acquirer");
 
         handover.closeAll();
         assertThat(woken.get(5, TimeUnit.SECONDS)).as("woken by the close").isTrue();
