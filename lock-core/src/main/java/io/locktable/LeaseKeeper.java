@@ -1,5 +1,7 @@
 package io.locktable;
 
+import io.locktable.Scheduler.RenewalLateness;
+import io.locktable.Scheduler.Workers;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.locktable;
 
+import io.locktable.Scheduler.Workers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -117,7 +118,7 @@ public final class LockTable implements AutoCloseable {
                 return true;
             };
         } else {
-            SystemLockClock system = new SystemLockClock("locktable-" + tableName, builder.schedulerThreads);
+            Scheduler system = new Scheduler("locktable-" + tableName, builder.schedulerThreads);
             this.clock = system;
             this.ownedClock = system;
             this.listeners = new Listeners(() -> fixedListeners, system.events());
@@ -681,7 +682,7 @@ public final class LockTable implements AutoCloseable {
         /**
          * Renewals in flight at once while they start on time: 6 round trips of 5 ms renew 1,200 leases a second; with
          * the timer and the event thread, a table adds at most 8 threads. Late renewals raise it up to {@link
-         * ElasticWorkers#MAX_THREADS}.
+         * Timing#MAX_WORKERS}.
          */
         private static final int DEFAULT_WORKER_THREADS = Timing.DEFAULT_WORKERS;
 

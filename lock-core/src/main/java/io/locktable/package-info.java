@@ -59,12 +59,13 @@
  * <p>Every lease decision reads the monotonic clock of one {@link io.locktable.LockClock}; callbacks of users run on
  * the table's event thread, never on the threads that renew.
  *
- * <p><b>Threads.</b> One timer thread ({@code LeaseTimer}: every held lease in one queue, one task on the clock), one
- * event thread, and workers that send the requests ({@code ElasticWorkers}): up to {@code schedulerThreads} (6) as
- * requests queue, and, while renewals start late (waited a twentieth of their period, half of what {@code
- * RenewalLateness} reports as late), one more per such renewal up to 64, those going away after 5 s idle. Each thread
- * goes away when idle. Nothing else of the library starts a thread: elections, releases at close and give-backs are
- * tasks on these; only {@code runAsLeader}'s work gets a thread per term, as user code never runs on them. Every
+ * <p><b>Threads.</b> One {@code Scheduler} per table runs them all: one timer thread ({@code LeaseTimer}: every held
+ * lease in one queue, one task on the timer), one event thread for users' callbacks, and workers that send the
+ * requests, earliest deadline first: up to {@code schedulerThreads} (6) as requests queue, and, while renewals start
+ * late (waited a twentieth of their period, half of what is reported as late), one more per such renewal up to 64,
+ * those going away after 5 s idle. Each thread goes away when idle, and none waits inside a monitor. Nothing else of
+ * the library starts a thread: elections, releases at close and give-backs are tasks on these; only {@code
+ * runAsLeader}'s work gets a thread per term, as user code never runs on the timer or a worker. Every
  * request also carries the SDK's {@code apiCallTimeout}, whose tasks run on the SDK client's own scheduled executor
  * (5 threads, started by the first request with a timeout, shared by every user of the client): only that timeout
  * aborts the HTTP request of a hung socket read, which no interrupt ends.

@@ -197,7 +197,7 @@ class RenewalTest {
     @Test
     void aReleasedLeaseLeavesNoTaskScheduled() throws Exception {
         List<java.util.concurrent.Future<?>> scheduled = new CopyOnWriteArrayList<>();
-        SystemLockClock system = new SystemLockClock("test-clock", 2);
+        Scheduler system = new Scheduler("test-clock", 2);
         LockClock recording = new LockClock() {
             @Override
             public long nanoTime() {

@@ -96,6 +96,6 @@ class SlowEngineTest {
         assertThat(mostWorkers)
                 .as("more than the default six, at most the cap")
                 .isGreaterThan(6)
-                .isLessThanOrEqualTo(ElasticWorkers.MAX_THREADS);
+                .isLessThanOrEqualTo(Timing.MAX_WORKERS);
     }
 }

@@ -1,0 +1,464 @@
+package io.locktable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.PriorityQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The threads of a lock table and its production clock ({@code System.nanoTime()}). Nothing else of the library
+ * starts a thread. Each is a daemon named after the table, starts when first needed and goes away when idle, so a
+ * table that holds nothing and sends nothing runs none:
+ *
+ * <ul>
+ *   <li><b>One timer thread</b> for schedules and lease expiries ({@link #schedule}); its tasks never block, so
+ *       expiries stay on time whatever the requests do. Gone after {@link #IDLE} without a task scheduled.
+ *   <li><b>Workers</b> for the requests of renewals, releases and give-backs ({@link #run}), which block on a
+ *       synchronous client for a round trip each: as many as the queued tasks need up to a base bound, taking the
+ *       task with the earliest deadline first, and more while tasks are late (below). Gone after {@link #IDLE}
+ *       without work, those beyond the base after {@link #EXTRA_KEEP_ALIVE}.
+ *   <li><b>One event thread</b> for the callbacks of users, one at a time, in order ({@link #events()}: listeners,
+ *       {@link Lease#whenEnded()}), so user code never runs on the timer or a worker. Gone after {@link #IDLE}.
+ * </ul>
+ *
+ * <p><b>The workers' bound rises while tasks are late.</b> A fixed pair of threads would cap a table at two round
+ * trips in flight; here the concurrency follows the demand, and when the demand still exceeds what the engine answers,
+ * the leases closest to their end are renewed first. Beyond the base, a worker is added only for a task that has
+ * waited for one longer than {@link Timing#workerGrowth} (for a renewal, a twentieth of its period: half the wait at
+ * which {@link RenewalLateness} calls a renewal late, so the workers grow before anyone is warned), one per such
+ * task, up to {@link Timing#MAX_WORKERS}: the engine answers slower than the base renews, and more round trips in
+ * flight are what keeps the leases. The timer checks a queued task that no worker took when it will be late, so the
+ * bound rises even while every worker is blocked on a request.
+ *
+ * <p>No thread waits inside a monitor (a virtual thread would pin its carrier there): the workers' state is guarded by
+ * a {@link ReentrantLock}, and idle workers wait on its {@link Condition}.
+ */
+final class Scheduler implements LockClock, AutoCloseable {
+
+    /**
+     * Runs the requests of renewals, releases and give-backs off the timer thread, earliest deadline first when they
+     * queue up. A seam: a clock of the caller's own ({@link LockTable.Builder#clock}) runs them its way.
+     */
+    @FunctionalInterface
+    interface Workers {
+
+        /**
+         * Runs a task that may block on a request.
+         *
+         * @param task the task
+         * @param deadlineNanos when it must have run, on the monotonic clock: the end of the lease it serves
+         * @return false if the workers are closed and the task will not run: the caller decides what becomes of it
+         */
+        boolean run(Runnable task, long deadlineNanos);
+    }
+
+    /** The timer, the event thread and the base workers go away after this long without work. */
+    static final Duration IDLE = Duration.ofSeconds(30);
+    /** A worker beyond the base goes away after this long without work. */
+    static final Duration EXTRA_KEEP_ALIVE = Duration.ofSeconds(5);
+
+    private static final Logger log = LoggerFactory.getLogger(LockTable.class);
+
+    /** A queued task; late once it has waited past {@code lateAtNanos}. */
+    private record Task(long deadlineNanos, long order, long lateAtNanos, Runnable work) {}
+
+    private final ScheduledThreadPoolExecutor timer;
+    private final ThreadPoolExecutor events;
+    private final ThreadFactory workerThreads;
+    private final int baseWorkers;
+    private final int maxWorkers;
+    private final long idleNanos;
+    private final long extraIdleNanos;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled when a task is queued, and at close. */
+    private final Condition queuedOrClosed = lock.newCondition();
+    // by deadline as a difference, so values that wrap still sort in time order; then first come, first served
+    private final PriorityQueue<Task> queue = new PriorityQueue<>((a, b) -> {
+        long byDeadline = a.deadlineNanos() - b.deadlineNanos();
+        return byDeadline != 0 ? (byDeadline < 0 ? -1 : 1) : Long.compare(a.order(), b.order());
+    });
+    private long order; // guarded by lock
+    private int running; // workers alive; guarded by lock
+    private int idle; // workers waiting for a task; guarded by lock
+    private int starting; // workers counted in that have not looked for a task yet; guarded by lock
+    private int peak; // the most workers alive at once; guarded by lock
+    private boolean checkScheduled; // guarded by lock
+    private boolean closed; // guarded by lock
+
+    /**
+     * @param threadNamePrefix begins the name of every thread
+     * @param baseWorkers workers started as tasks queue
+     */
+    Scheduler(String threadNamePrefix, int baseWorkers) {
+        this(threadNamePrefix, baseWorkers, Timing.MAX_WORKERS, IDLE);
+    }
+
+    /** A scheduler with other bounds, whose threads go away after {@code idle} (extra workers no later), for tests. */
+    Scheduler(String threadNamePrefix, int baseWorkers, int maxWorkers, Duration idle) {
+        this.idleNanos = idle.toNanos();
+        this.extraIdleNanos = Math.min(EXTRA_KEEP_ALIVE.toNanos(), idleNanos);
+        this.timer = new ScheduledThreadPoolExecutor(1, daemons(threadNamePrefix + "-timer"));
+        timer.setRemoveOnCancelPolicy(true);
+        timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        timer.setKeepAliveTime(idleNanos, TimeUnit.NANOSECONDS);
+        timer.allowCoreThreadTimeOut(true); // it stays while a task is scheduled: the timer of held leases is one
+        // one thread at most, in order: the queue is first in, first out
+        this.events = new ThreadPoolExecutor(
+                1,
+                1,
+                idleNanos,
+                TimeUnit.NANOSECONDS,
+                new LinkedBlockingQueue<>(),
+                daemons(threadNamePrefix + "-events"));
+        events.allowCoreThreadTimeOut(true);
+        this.workerThreads = daemons(threadNamePrefix + "-worker");
+        this.baseWorkers = baseWorkers;
+        this.maxWorkers = Math.max(baseWorkers, maxWorkers);
+    }
+
+    // ---- the clock and the timer
+
+    @Override
+    public long nanoTime() {
+        return System.nanoTime();
+    }
+
+    @Override
+    public Instant instant() {
+        return Instant.now();
+    }
+
+    @Override
+    public void sleep(long nanos) throws InterruptedException {
+        if (nanos > 0) {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+        } else if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+    }
+
+    @Override
+    public Future<?> schedule(Runnable task, long delayNanos) {
+        return timer.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    }
+
+    // ---- the event thread
+
+    /** The event thread: runs callbacks one at a time, in order. */
+    Executor events() {
+        return events;
+    }
+
+    // ---- the workers
+
+    @Override
+    public void execute(Runnable task) {
+        run(task, System.nanoTime()); // dropped once closed: the table's leases were released already
+    }
+
+    /** The workers, for tasks with a deadline. */
+    Workers workers() {
+        return this::run;
+    }
+
+    /** Queues a task for the workers: {@link Workers#run}. */
+    boolean run(Runnable task, long deadlineNanos) {
+        boolean start;
+        lock.lock();
+        try {
+            if (closed) {
+                return false; // the table's leases were released already
+            }
+            long now = System.nanoTime();
+            long lateAfter = Timing.workerGrowth(deadlineNanos - now);
+            queue.add(new Task(deadlineNanos, order++, now + lateAfter, task));
+            // each idle worker, and each started that has not looked yet, takes one task
+            start = queue.size() > idle + starting && running < baseWorkers;
+            if (start) {
+                countStarted();
+            } else {
+                queuedOrClosed.signal();
+                start = growIfLate(now);
+                scheduleCheck(now);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (start) {
+            startWorker();
+        }
+        return true;
+    }
+
+    /** How many tasks wait for a worker. */
+    int queued() {
+        lock.lock();
+        try {
+            return queue.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many workers are alive. */
+    int liveWorkers() {
+        lock.lock();
+        try {
+            return running;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The most workers that were alive at once. */
+    int peakWorkers() {
+        lock.lock();
+        try {
+            return peak;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void countStarted() {
+        running++;
+        starting++;
+        peak = Math.max(peak, running);
+    }
+
+    /** Starts a worker counted in already; called without the lock held. */
+    private void startWorker() {
+        try {
+            workerThreads.newThread(this::work).start();
+        } catch (RuntimeException | OutOfMemoryError e) {
+            lock.lock();
+            try {
+                running--;
+                starting--;
+            } finally {
+                lock.unlock();
+            }
+            log.warn("Lock table could not start a worker thread; its queued tasks wait for the others", e);
+        }
+    }
+
+    /**
+     * Counts a new worker in if the task that is due first has waited too long and no worker is free for it; the
+     * caller starts it. One at a time: each new worker checks again before it takes its task. With the lock held.
+     */
+    private boolean growIfLate(long now) {
+        if (closed || running >= maxWorkers || queue.size() <= idle + starting) {
+            return false;
+        }
+        Task first = queue.peek();
+        if (first == null || now - first.lateAtNanos() < 0) {
+            return false;
+        }
+        countStarted();
+        return true;
+    }
+
+    /** While a task waits with no worker free, the timer checks when it will be late. With the lock held. */
+    private void scheduleCheck(long now) {
+        if (checkScheduled || closed || running >= maxWorkers || queue.size() <= idle + starting) {
+            return;
+        }
+        Task first = queue.peek();
+        long delay = Math.max(0, first.lateAtNanos() - now);
+        try {
+            timer.schedule(this::check, delay, TimeUnit.NANOSECONDS);
+            checkScheduled = true;
+        } catch (RejectedExecutionException e) {
+            // the table is closing
+        }
+    }
+
+    /** On the timer: a worker for the first task if it is late by now, and the next check. */
+    private void check() {
+        boolean start;
+        lock.lock();
+        try {
+            checkScheduled = false;
+            long now = System.nanoTime();
+            start = growIfLate(now);
+            scheduleCheck(now);
+        } finally {
+            lock.unlock();
+        }
+        if (start) {
+            startWorker();
+        }
+    }
+
+    private void work() {
+        lock.lock();
+        try {
+            starting--;
+        } finally {
+            lock.unlock();
+        }
+        while (true) {
+            Task task = take();
+            if (task == null) {
+                return;
+            }
+            Thread.interrupted(); // a stray interrupt meant for no task must not abort this task's request
+            try {
+                task.work().run();
+            } catch (Throwable e) { // a task's failure must not end the worker that serves the others
+                log.warn("A lock table task failed", e);
+            }
+        }
+    }
+
+    /** The next task, earliest deadline first; null once closed or idle too long, the worker counted out. */
+    private @Nullable Task take() {
+        boolean start;
+        Task task;
+        lock.lock();
+        try {
+            long idleSince = System.nanoTime();
+            while (queue.isEmpty()) {
+                long keepAlive = running > baseWorkers ? extraIdleNanos : idleNanos;
+                long left = keepAlive - (System.nanoTime() - idleSince);
+                if (closed || left <= 0) {
+                    running--;
+                    return null;
+                }
+                idle++;
+                try {
+                    queuedOrClosed.awaitNanos(left);
+                } catch (InterruptedException e) {
+                    // only close() closes the workers: a stray interrupt of one idle worker (code that interrupts
+                    // every thread of a group, say) must not stop the renewals of every lease; it is dropped here
+                } finally {
+                    idle--;
+                }
+            }
+            task = queue.poll();
+            long now = System.nanoTime();
+            start = growIfLate(now); // the next one may be late too
+            scheduleCheck(now);
+        } finally {
+            lock.unlock();
+        }
+        if (start) {
+            startWorker();
+        }
+        return task;
+    }
+
+    // ---- all of them
+
+    /**
+     * Stops the timer, drops the queued tasks (workers end after their current one, and {@link #run} returns false
+     * from now on), and gives the event thread a second for the events of the last releases.
+     */
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        lock.lock();
+        try {
+            closed = true;
+            queue.clear();
+            queuedOrClosed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        events.shutdown(); // the events of the last releases are still delivered
+        try {
+            events.awaitTermination(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Names the threads and makes them daemons, so a lock table never keeps a JVM alive. */
+    private static ThreadFactory daemons(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return task -> {
+            Thread thread = new Thread(task, prefix + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    /**
+     * Tells when renewals start late: the engine answers slower than renewals fall due, or the table has more leases
+     * than its workers renew (they then add workers for the late ones, by the twin rule {@link Timing#workerGrowth}).
+     * Each late renewal goes to the listeners (and so to a meter); the log says so at most once a minute, long before
+     * a lease is lost: a renewal is late past a tenth of its period ({@link Timing#lateRenewal}), and a lease is lost
+     * only when no renewal succeeded for three periods. It runs with any clock, a caller's own too.
+     */
+    static final class RenewalLateness {
+
+        private static final long LOG_EVERY_NANOS = Duration.ofMinutes(1).toNanos();
+
+        private final String tableName;
+        private final LockClock clock;
+        private final LockTableListener listener;
+        private final ReentrantLock lock = new ReentrantLock();
+        private long lastLoggedNanos; // guarded by lock
+        private boolean logged; // guarded by lock
+        private int lateSinceLog; // guarded by lock
+        private long worstSinceLogNanos; // guarded by lock
+
+        RenewalLateness(String tableName, LockClock clock, LockTableListener listener) {
+            this.tableName = tableName;
+            this.clock = clock;
+            this.listener = listener;
+        }
+
+        void observe(Lease lease, long latenessNanos) {
+            long period = Timing.renewalPeriod(lease.durationNanos());
+            if (latenessNanos <= Timing.lateRenewal(lease.durationNanos())) {
+                return;
+            }
+            listener.onRenewalLate(lease, Duration.ofNanos(latenessNanos));
+            int count;
+            long worst;
+            lock.lock();
+            try {
+                lateSinceLog++;
+                worstSinceLogNanos = Math.max(worstSinceLogNanos, latenessNanos);
+                long now = clock.nanoTime();
+                if (logged && now - lastLoggedNanos < LOG_EVERY_NANOS) {
+                    return;
+                }
+                logged = true;
+                lastLoggedNanos = now;
+                count = lateSinceLog;
+                worst = worstSinceLogNanos;
+                lateSinceLog = 0;
+                worstSinceLogNanos = 0;
+            } finally {
+                lock.unlock();
+            }
+            log.warn(
+                    "Lock table '{}': {} renewals started late, the latest by {} ms (lock '{}', renewed every {} ms):"
+                            + " the engine answers slower than renewals fall due; leases are lost if this grows to a"
+                            + " whole lease. The table adds worker threads while this lasts, up to {}; beyond that,"
+                            + " give it longer leases",
+                    tableName,
+                    count,
+                    worst / 1_000_000,
+                    lease.name(),
+                    period / 1_000_000,
+                    Timing.MAX_WORKERS);
+        }
+    }
+}
