@@ -83,8 +83,9 @@ class ClosingTableTest {
         holder.locks().close();
         holder.client().close();
 
-        assertThat(releasing).isDone();
+        // the client is closed now: a release still on its way would have failed; the item shows it was sent first
         assertThat(contenders.item(name)).as("released in the table").doesNotContainKey("owner");
+        releasing.get(PROMPTLY_SECONDS, TimeUnit.SECONDS); // the caller's release returns (its thread may lag close())
         assertThat(contenders.add().locks().tryAcquire(name, LEASE)).isPresent();
     }
 
