@@ -100,7 +100,7 @@ public final class LockTable implements AutoCloseable {
     private final LeaseKeeper keeper;
     private final FenceHighWater fences;
     private final Acquirer acquirer;
-    private final TableVerifier verifier;
+    private final LockStore store;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final LocalHandover handover = new LocalHandover();
     /** The elections under way, so that {@link #close()} stops them. */
@@ -129,22 +129,21 @@ public final class LockTable implements AutoCloseable {
             this.listeners = new Listeners(() -> fixedListeners, system.events());
             workers = system.workers();
         }
-        LockRequests requests = new LockRequests(tableName, partitionKey, sortKey, options);
         LockStore store;
         if (builder.store != null) {
             store = builder.store;
         } else if (builder.client == null) {
-            store = new MemoryLockStore(tableName, MemoryLockStore.Items.named(tableName), requests, options);
+            store = new MemoryLockStore(
+                    tableName, partitionKey, sortKey, MemoryLockStore.Items.named(tableName), options);
         } else {
-            store = new DynamoDbLockStore(builder.client, requests, listeners);
+            store = new DynamoDbLockStore(builder.client, tableName, partitionKey, sortKey, options, listeners);
         }
+        this.store = store;
         this.workers = workers;
         FenceHighWater fences = new FenceHighWater(tableName, listeners);
         this.fences = fences;
         this.keeper = new LeaseKeeper(store, clock, workers, listeners, owner, fences, handover::released);
         this.acquirer = new Acquirer(store, clock, workers, listeners, fences, keeper);
-        this.verifier = new TableVerifier(
-                store, partitionKey, sortKey, options.timeToLiveAttribute().orElse(null));
     }
 
     /**
@@ -659,7 +658,7 @@ public final class LockTable implements AutoCloseable {
      * @throws software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException if the table does not exist
      */
     public void verify() {
-        keeper.multiRegionStrong(verifier.verify());
+        keeper.multiRegionStrong(store.verifyTable());
     }
 
     /**
@@ -683,7 +682,7 @@ public final class LockTable implements AutoCloseable {
      *     the SDK's table waiter's attempts
      */
     public boolean createTableIfMissing() {
-        return verifier.createIfMissing();
+        return store.createTableIfMissing();
     }
 
     /**
