@@ -24,9 +24,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
  * The lock store over a {@link DynamoDbClient}: the only class of lock-core that sends a request about a lock item.
- * Each method builds its request (steps 2 to 7 of the protocol in {@code package-info.java}) right below it, sends it,
- * maps the answer to an outcome, recognises its own write when the SDK retried one whose answer was lost, and reports
- * every request to the listeners once. The lock item's attributes are named here once (step 1), and an item read is
+ * Each method builds its request (steps 2 to 7 of the protocol in {@code package-info.java}) beside where it sends
+ * it, maps the answer to an outcome, recognises its own write when the SDK retried one whose answer was lost, and
+ * reports every request to the listeners once. The lock item's attributes are named here once (step 1), and an item read is
  * checked to be a lock item ({@link #parse}). The table itself, checked (step 9) or created, is {@link DynamoDbTable}'s.
  */
 final class DynamoDbLockStore implements LockStore {
@@ -275,7 +275,7 @@ final class DynamoDbLockStore implements LockStore {
         }
     }
 
-    /** Conditional on the acquire's record version: its fence never came back. */
+    /** Conditional on the acquire's owner and record version: the answer that would have told its fence never came. */
     @Override
     public boolean giveBack(String name, String owner, String rvn, Duration timeout) {
         UpdateItemRequest request = UpdateItemRequest.builder()
