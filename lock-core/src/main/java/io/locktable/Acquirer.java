@@ -310,7 +310,7 @@ final class Acquirer {
                     fences.highest(name),
                     Timing.acquireTimeout(lease, waitLeftNanos));
         } catch (RuntimeException | Error e) {
-            if (Errors.mayHaveApplied(e)) {
+            if (LockStore.mayHaveApplied(e)) {
                 Runnable giveBack =
                         () -> giveBack(name, acquisitionOwner, rvn, lease, sent, Timing.FIRST_GIVE_BACK_RETRY_NANOS);
                 if (!workers.run(giveBack, sent)) {

@@ -315,7 +315,7 @@ public final class Leadership implements AutoCloseable {
             return;
         }
         table.acquirer().leaderAcquireFailed(name, contendingSinceNanos, attempts > 1);
-        if (!(error instanceof RuntimeException runtime) || !Errors.isTransient(runtime)) {
+        if (!(error instanceof RuntimeException runtime) || !LockStore.isTransient(runtime)) {
             log.error("Leadership of lock '{}' in table '{}' ended: {}", name, table.tableName(), error.toString());
             finish(error);
             return;

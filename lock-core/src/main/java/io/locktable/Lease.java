@@ -376,8 +376,8 @@ public final class Lease implements AutoCloseable {
     // ---- state, driven by LeaseKeeper
 
     /** What the store needs of this lease for a request. */
-    LeaseRef ref() {
-        return new LeaseRef(name, owner(), fencingToken, duration);
+    LockStore.LeaseRef ref() {
+        return new LockStore.LeaseRef(name, owner(), fencingToken, duration);
     }
 
     /** The monitor that guards this lease's state (one of {@link #MONITORS}); held only briefly, never over a wait. */

@@ -4,20 +4,39 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
-import software.amazon.awssdk.services.dynamodb.model.TableDescription;
-import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.ReplicatedWriteConflictException;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+import software.amazon.awssdk.services.dynamodb.model.TransactionConflictException;
 
 /**
  * Every request of the lock protocol, each answered as an outcome the protocol decides on. The one seam between the
- * decisions ({@link Acquirer}, {@link LeaseKeeper}, {@link TableVerifier}) and DynamoDB ({@link DynamoDbLockStore});
- * tests put a scripted store behind it to drive the decisions in virtual time.
+ * decisions ({@link Acquirer}, {@link LeaseKeeper}) and DynamoDB ({@link DynamoDbLockStore}); {@link MemoryLockStore}
+ * keeps the items in memory for {@link LockTable#inMemory}, and tests put a scripted store behind it to drive the
+ * decisions in virtual time. The store sees records of this package ({@link LeaseRef}, {@link StoredLock}), never the
+ * public {@link Lease}.
  *
- * <p>A request that fails throws the SDK's exception after the client's retries; {@link Errors#mayHaveApplied} tells
- * whether a write that threw may have been applied all the same.
+ * <p>A request that fails throws the SDK's exception after the client's retries; the static methods at the end are
+ * the one rule for reading such a failure: whether the write {@link #mayHaveApplied may have been applied}, whether it
+ * {@link #isTransient may pass}, and whether a transaction {@link #heldCheckFailed lost the lease}.
  */
 interface LockStore {
+
+    /**
+     * What the store needs of a held lease, and no more: the lock, the acquisition's identity (its owner and fence,
+     * which a release, a renewal and a held check compare) and its duration.
+     *
+     * @param name the lock
+     * @param owner the owner this one acquisition wrote
+     * @param fencingToken the fence it was granted
+     * @param duration its lease
+     */
+    record LeaseRef(String name, String owner, long fencingToken, Duration duration) {}
 
     /** What an acquire write came to. */
     sealed interface AcquireAnswer permits Granted, Refused {}
@@ -97,27 +116,58 @@ interface LockStore {
     /** Step 7: sends the held check and the items in one transaction. */
     void transactWrite(LeaseRef lease, List<TransactWriteItem> items);
 
-    /** {@code DescribeTable}, for {@link TableVerifier}. */
-    TableDescription describe();
+    /**
+     * Step 9, for {@link LockTable#verify()}: checks that the table can hold these locks.
+     *
+     * @return true when it is a global table with multi-Region strong consistency: safe for locks from every
+     *     region, but without transactions (so without fenced writes) and without time to live
+     * @throws IllegalStateException naming the table and every problem found
+     */
+    boolean verifyTable();
 
     /**
-     * Creates the table with the lock table's keys, as strings, on demand capacity, unless it exists, and waits until
-     * it is active; for {@link TableVerifier}.
+     * For {@link LockTable#createTableIfMissing()}: creates the table unless it exists, with its time to live if the
+     * lock items carry one, and waits until it is active.
      *
      * @return true if this call created it, false if it existed or another process was creating it
      */
-    boolean createTable();
+    boolean createTableIfMissing();
 
-    /** Enables the table's time to live on the attribute; for {@link TableVerifier}. */
-    void enableTimeToLive(String attribute);
+    // ---- the one rule for reading a failed request
 
     /**
-     * {@code DescribeTimeToLive}, for {@link TableVerifier}.
-     *
-     * @return the table's time to live, or null when the engine does not tell
+     * Tells whether a write that threw may have been applied all the same. Only a refusal of DynamoDB itself (a 4xx
+     * service exception: a failed condition, throttling, validation) proves it was not; anything else may have come
+     * after the engine applied it: a lost answer (I/O, a timeout), a 5xx, or an exception of something between the
+     * SDK and the caller (a tracing or metrics decorator of the client, an interceptor, an {@link Error}).
      */
-    @Nullable
-    TimeToLiveDescription describeTimeToLive();
+    static boolean mayHaveApplied(Throwable error) {
+        return !(error instanceof AwsServiceException service
+                && service.statusCode() >= 400
+                && service.statusCode() < 500);
+    }
+
+    /**
+     * An error that may pass: throttling, a 5xx, a transaction conflict, or a client-side failure such as I/O, a
+     * timeout or credentials that could not be loaded.
+     */
+    static boolean isTransient(Throwable error) {
+        if (error instanceof ResourceNotFoundException) {
+            return false;
+        }
+        if (error instanceof TransactionConflictException || error instanceof ReplicatedWriteConflictException) {
+            // the latter: a write from another region of a multi-Region strongly consistent table came first; this
+            // write was rejected, not applied, and may be sent again
+            return true;
+        }
+        if (error instanceof DynamoDbException dynamo) {
+            return dynamo.isThrottlingException() || dynamo.statusCode() >= 500 || dynamo.retryable();
+        }
+        if (error instanceof SdkClientException) {
+            return true;
+        }
+        return error instanceof SdkException sdk && sdk.retryable();
+    }
 
     /**
      * Tells whether a fenced transaction was cancelled by its held check, the first of its items: the lease is lost.

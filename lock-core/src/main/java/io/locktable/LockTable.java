@@ -94,7 +94,7 @@ public final class LockTable implements AutoCloseable {
     private final LeaseKeeper keeper;
     private final FenceHighWater fences;
     private final Acquirer acquirer;
-    private final TableVerifier verifier;
+    private final LockStore store;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Hears from the keeper each lock this table released, for a waiting acquire (the keeper comes first). */
     private final Acquirer.Handover handover = new Acquirer.Handover();
@@ -124,23 +124,22 @@ public final class LockTable implements AutoCloseable {
             this.listeners = new Listeners(() -> fixedListeners, system.events());
             workers = system.workers();
         }
-        LockRequests requests = new LockRequests(tableName, partitionKey, sortKey, options);
         LockStore store;
         if (builder.store != null) {
             store = builder.store;
         } else if (builder.client == null) {
-            store = new MemoryLockStore(tableName, MemoryLockStore.Items.named(tableName), requests, options);
+            store = new MemoryLockStore(
+                    tableName, partitionKey, sortKey, MemoryLockStore.Items.named(tableName), options);
         } else {
-            store = new DynamoDbLockStore(builder.client, requests, listeners);
+            store = new DynamoDbLockStore(builder.client, tableName, partitionKey, sortKey, options, listeners);
         }
+        this.store = store;
         this.workers = workers;
         FenceHighWater fences = new FenceHighWater(tableName, listeners);
         this.fences = fences;
         this.keeper = new LeaseKeeper(store, clock, workers, listeners, owner, fences, handover::released);
         this.acquirer = new Acquirer(
                 store, clock, workers, listeners, fences, keeper, handover, ownedClock != null, closed::get);
-        this.verifier = new TableVerifier(
-                store, partitionKey, sortKey, options.timeToLiveAttribute().orElse(null));
     }
 
     /**
@@ -527,7 +526,7 @@ public final class LockTable implements AutoCloseable {
      * @throws software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException if the table does not exist
      */
     public void verify() {
-        keeper.multiRegionStrong(verifier.verify());
+        keeper.multiRegionStrong(store.verifyTable());
     }
 
     /**
@@ -551,7 +550,7 @@ public final class LockTable implements AutoCloseable {
      *     the SDK's table waiter's attempts
      */
     public boolean createTableIfMissing() {
-        return verifier.createIfMissing();
+        return store.createTableIfMissing();
     }
 
     /**

@@ -77,7 +77,7 @@ public final class LockTableNames {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("lock name must not be null or empty");
         }
-        int keyBytes = (LockRequests.KEY_PREFIX + name).getBytes(StandardCharsets.UTF_8).length;
+        int keyBytes = (DynamoDbLockStore.KEY_PREFIX + name).getBytes(StandardCharsets.UTF_8).length;
         if (keyBytes > MAX_KEY_BYTES) {
             throw new IllegalArgumentException("lock name is too long: its key LOCK#<name> has " + keyBytes
                     + " bytes, DynamoDB allows " + MAX_KEY_BYTES);

@@ -7,14 +7,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
-import software.amazon.awssdk.services.dynamodb.model.TableDescription;
-import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
 /**
  * The lock items of a table kept in this JVM's memory, for {@link LockTable#inMemory}: each request does to the
- * items what the conditional request of {@link LockRequests} does to a DynamoDB item, atomically, so the protocol
+ * items what the conditional request of {@link DynamoDbLockStore} does to a DynamoDB item, atomically, so the protocol
  * above it cannot tell the difference (the contract suite of lock-test runs the same cases on both). It has no
  * network, so no request is ever lost, late or retried; tests that need those script them around it.
  */
@@ -47,14 +45,17 @@ final class MemoryLockStore implements LockStore {
     }
 
     private final String tableName;
+    private final String partitionKey;
+    private final @Nullable String sortKey;
     private final Items items;
-    private final LockRequests requests;
     private final @Nullable String holder;
 
-    MemoryLockStore(String tableName, Items items, LockRequests requests, LockTableOptions options) {
+    MemoryLockStore(
+            String tableName, String partitionKey, @Nullable String sortKey, Items items, LockTableOptions options) {
         this.tableName = tableName;
+        this.partitionKey = partitionKey;
+        this.sortKey = sortKey;
         this.items = items;
-        this.requests = requests;
         this.holder = options.holder().orElse(null);
     }
 
@@ -134,9 +135,10 @@ final class MemoryLockStore implements LockStore {
         }
     }
 
+    /** The held check a DynamoDB table of these keys would take, for the caller's own transaction. */
     @Override
     public TransactWriteItem heldCheck(LeaseRef lease) {
-        return requests.heldCheck(lease);
+        return DynamoDbLockStore.heldCheck(tableName, partitionKey, sortKey, lease);
     }
 
     /**
@@ -155,25 +157,18 @@ final class MemoryLockStore implements LockStore {
         }
     }
 
-    /** A table of one region whose keys are the configured ones, strings: what {@link LockTable#verify()} wants. */
+    /**
+     * A table of one region whose keys are the configured ones: what {@link LockTable#verify()} wants. Nothing
+     * expires in memory (the items live as long as the JVM), so there is no time to live to check either.
+     */
     @Override
-    public TableDescription describe() {
-        return requests.tableShape();
+    public boolean verifyTable() {
+        return false;
     }
 
     @Override
-    public boolean createTable() {
+    public boolean createTableIfMissing() {
         return false; // an in-memory table always exists
-    }
-
-    @Override
-    public void enableTimeToLive(String attribute) {
-        // nothing expires in memory: the items live as long as the JVM
-    }
-
-    @Override
-    public @Nullable TimeToLiveDescription describeTimeToLive() {
-        return null; // nothing to tell: the items live as long as the JVM
     }
 
     private static boolean holds(@Nullable StoredLock item, LeaseRef lease) {

@@ -5,12 +5,11 @@
  *
  * <p>The code points at these numbers ("step 4") where it carries a step out. Every decision of steps 2 to 7 is a
  * pure function of {@code Protocol}, named by its step and tested row by row without an engine ({@code
- * ProtocolTest}); {@code Acquirer} carries out steps 2 to 4, {@code LeaseKeeper} steps 5 to 8, {@code TableVerifier}
- * step 9; every
- * request goes through one seam, {@code LockStore}, whose only implementation over DynamoDB is {@link
- * io.locktable.DynamoDbLockStore} with the requests of {@code LockRequests}; every ratio, bound and timeout of the
- * protocol (the renewal period, the expiry guard, polls, retries, request timeouts, the lease range) comes from
- * {@code Timing}, with the rule it keeps.
+ * ProtocolTest}); {@code Acquirer} carries out steps 2 to 4, {@code LeaseKeeper} steps 5 to 8; every request goes
+ * through one seam, {@code LockStore}, whose only implementation over DynamoDB, {@link io.locktable.DynamoDbLockStore},
+ * names the item's attributes (step 1), builds and sends the requests of steps 2 to 7 and checks the table (step 9,
+ * with {@code DynamoDbTable}); every ratio, bound and timeout of the protocol (the renewal period, the expiry guard,
+ * polls, retries, request timeouts, the lease range) comes from {@code Timing}, with the rule it keeps.
  *
  * <ol>
  *   <li><b>The item.</b> A lock is one item: partition key {@code LOCK#<name>}, sort key {@code LOCK} if the table

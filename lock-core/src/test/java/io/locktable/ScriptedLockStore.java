@@ -11,12 +11,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.exception.SdkClientException;
-import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
  * One process's view of an in-memory lock table, for tests of the protocol's decisions without any engine: the
- * items and what each request does to them are {@link MemoryLockStore}'s (the conditions of {@link LockRequests}),
+ * items and what each request does to them are {@link MemoryLockStore}'s (the conditions of {@link DynamoDbLockStore}),
  * shared by every process's store over the same {@link MemoryLockStore.Items}, and the test scripts what the network
  * does to each request of this process ({@link #script}).
  */
@@ -51,7 +50,7 @@ final class ScriptedLockStore implements LockStore {
 
     ScriptedLockStore(MemoryLockStore.Items items) {
         LockTableOptions options = LockTableOptions.defaults();
-        this.table = new MemoryLockStore(TABLE, items, new LockRequests(TABLE, "pk", null, options), options);
+        this.table = new MemoryLockStore(TABLE, "pk", null, items, options);
         for (Op op : Op.values()) {
             script.put(op, new ArrayDeque<>());
             sent.put(op, new AtomicInteger());
@@ -125,24 +124,13 @@ final class ScriptedLockStore implements LockStore {
     }
 
     @Override
-    public TableDescription describe() {
-        return table.describe();
+    public boolean verifyTable() {
+        return table.verifyTable();
     }
 
     @Override
-    public boolean createTable() {
-        return table.createTable();
-    }
-
-    @Override
-    public void enableTimeToLive(String attribute) {
-        table.enableTimeToLive(attribute);
-    }
-
-    @Override
-    public software.amazon.awssdk.services.dynamodb.model.@org.jspecify.annotations.Nullable TimeToLiveDescription
-            describeTimeToLive() {
-        return table.describeTimeToLive();
+    public boolean createTableIfMissing() {
+        return table.createTableIfMissing();
     }
 
     private <T> T serve(Op op, Supplier<T> apply) {

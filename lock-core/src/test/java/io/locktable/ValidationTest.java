@@ -291,7 +291,7 @@ class ValidationTest {
 
         assertThat(holder.faults().injected()).isEqualTo(2);
         assertThat(lease.isHeld()).isTrue();
-        assertThat(Errors.isTransient(
+        assertThat(LockStore.isTransient(
                         ReplicatedWriteConflictException.builder().message("x").build()))
                 .isTrue();
     }

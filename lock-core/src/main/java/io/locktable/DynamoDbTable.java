@@ -7,37 +7,50 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.MultiRegionConsistency;
+import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
 
 /**
- * Checks with {@code DescribeTable} that a table fits the lock protocol (step 9): string keys as named, and one
- * writing region, or several with multi-Region strong consistency; and, for lock items that carry a time-to-live
- * attribute, that the table's time to live is on it. Creates a table that is missing, when asked.
+ * The DynamoDB table itself, for {@link DynamoDbLockStore}, whose other requests are about the lock items: checks with
+ * {@code DescribeTable} that the table fits the lock protocol (step 9): string keys as named, and one writing region,
+ * or several with multi-Region strong consistency; and, for lock items that carry a time-to-live attribute, that the
+ * table's time to live is on it. Creates a table that is missing, when asked, and enables its time to live.
  */
-final class TableVerifier {
+final class DynamoDbTable {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
     /** The first version of global tables: every replica takes writes, and conditions are checked per region. */
-    static final String LEGACY_GLOBAL_TABLES = "2017.11.29";
+    private static final String LEGACY_GLOBAL_TABLES = "2017.11.29";
 
-    private final LockStore store;
+    private final DynamoDbClient client;
+    private final String tableName;
     private final String partitionKey;
     private final @Nullable String sortKey;
     private final @Nullable String timeToLive;
     /** The time to live could not be enabled, and a WARN said so: the check of {@link #verify()} says it no more. */
     private volatile boolean timeToLiveWarned;
 
-    TableVerifier(LockStore store, String partitionKey, @Nullable String sortKey, @Nullable String timeToLive) {
-        this.store = store;
+    DynamoDbTable(
+            DynamoDbClient client,
+            String tableName,
+            String partitionKey,
+            @Nullable String sortKey,
+            @Nullable String timeToLive) {
+        this.client = client;
+        this.tableName = tableName;
         this.partitionKey = partitionKey;
         this.sortKey = sortKey;
         this.timeToLive = timeToLive;
@@ -50,25 +63,65 @@ final class TableVerifier {
      * @return true if this call created the table
      */
     boolean createIfMissing() {
-        if (!store.createTable()) {
+        if (!create()) {
             return false;
         }
-        log.info("Created the lock table '{}'", store.tableName());
+        log.info("Created the lock table '{}'", tableName);
         if (timeToLive != null) {
             try {
-                store.enableTimeToLive(timeToLive);
-                log.info("Enabled the time to live of the lock table '{}' on '{}'", store.tableName(), timeToLive);
+                client.updateTimeToLive(r -> r.tableName(tableName)
+                        .timeToLiveSpecification(s -> s.enabled(true).attributeName(timeToLive)));
+                log.info("Enabled the time to live of the lock table '{}' on '{}'", tableName, timeToLive);
             } catch (SdkException e) {
                 log.warn(
                         "Could not enable the time to live of the lock table '{}' on '{}': {}. Released lock items"
                                 + " stay until deleted; enable it with UpdateTimeToLive (dynamodb:UpdateTimeToLive)",
-                        store.tableName(),
+                        tableName,
                         timeToLive,
-                        Errors.oneLine(e));
+                        oneLine(e));
                 timeToLiveWarned = true;
             }
         }
         return true;
+    }
+
+    /**
+     * Creates the table with the lock table's keys, as strings, on demand capacity, unless it exists, and waits until
+     * it is active.
+     *
+     * @return true if this call created it, false if it existed or another process was creating it
+     */
+    private boolean create() {
+        try {
+            client.describeTable(r -> r.tableName(tableName));
+            return false;
+        } catch (ResourceNotFoundException e) {
+            // created below
+        }
+        List<KeySchemaElement> keys = new ArrayList<>(2);
+        List<AttributeDefinition> attributes = new ArrayList<>(2);
+        for (String key : sortKey == null ? List.of(partitionKey) : List.of(partitionKey, sortKey)) {
+            keys.add(KeySchemaElement.builder()
+                    .attributeName(key)
+                    .keyType(key.equals(partitionKey) ? KeyType.HASH : KeyType.RANGE)
+                    .build());
+            attributes.add(AttributeDefinition.builder()
+                    .attributeName(key)
+                    .attributeType(ScalarAttributeType.S)
+                    .build());
+        }
+        boolean created;
+        try {
+            client.createTable(r -> r.tableName(tableName)
+                    .keySchema(keys)
+                    .attributeDefinitions(attributes)
+                    .billingMode(BillingMode.PAY_PER_REQUEST));
+            created = true;
+        } catch (ResourceInUseException e) {
+            created = false; // another process is creating it
+        }
+        client.waiter().waitUntilTableExists(r -> r.tableName(tableName));
+        return created;
     }
 
     /**
@@ -79,8 +132,8 @@ final class TableVerifier {
      * @throws IllegalStateException naming the table and every problem found
      */
     boolean verify() {
-        String tableName = store.tableName();
-        TableDescription table = store.describe();
+        TableDescription table =
+                client.describeTable(r -> r.tableName(tableName)).table();
         List<String> problems = new ArrayList<>();
         String actualHash = keyName(table, KeyType.HASH);
         String actualRange = keyName(table, KeyType.RANGE);
@@ -130,9 +183,10 @@ final class TableVerifier {
     private void checkTimeToLive(String attribute) {
         TimeToLiveDescription description;
         try {
-            description = store.describeTimeToLive();
+            // null when the engine does not tell
+            description = client.describeTimeToLive(r -> r.tableName(tableName)).timeToLiveDescription();
         } catch (SdkException e) {
-            log.debug("Could not read the time to live of the lock table '{}': {}", store.tableName(), e.toString());
+            log.debug("Could not read the time to live of the lock table '{}': {}", tableName, e.toString());
             return;
         }
         if (description == null) {
@@ -146,18 +200,31 @@ final class TableVerifier {
         log.warn(
                 "The lock items of table '{}' carry the time-to-live attribute '{}', but the table's time to live is"
                         + " {}{}: released lock items stay until deleted. Enable it on '{}' (UpdateTimeToLive)",
-                store.tableName(),
+                tableName,
                 attribute,
                 status == null ? "not reported" : status,
                 description.attributeName() != null && !onIt ? " on '" + description.attributeName() + "'" : "",
                 attribute);
     }
 
-    private static String keyName(TableDescription table, KeyType type) {
+    private static @Nullable String keyName(TableDescription table, KeyType type) {
         return table.keySchema().stream()
                 .filter(k -> k.keyType() == type)
                 .map(KeySchemaElement::attributeName)
                 .findFirst()
                 .orElse(null);
+    }
+
+    /**
+     * An error in one line, for a log: DynamoDB's error code and message, or the type and message with line breaks
+     * folded (the SDK's exception of an unreachable endpoint carries a suppressed exception per attempt).
+     */
+    private static String oneLine(Throwable error) {
+        if (error instanceof AwsServiceException service && service.awsErrorDetails() != null) {
+            String message = service.awsErrorDetails().errorMessage();
+            return service.awsErrorDetails().errorCode()
+                    + (message == null ? " (HTTP " + service.statusCode() + ")" : ": " + message);
+        }
+        return error.toString().replaceAll("\\s*\\R\\s*", " ");
     }
 }
