@@ -28,7 +28,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  * it, maps the answer to an outcome, recognises its own write when the SDK retried one whose answer was lost, and
  * reports every request to the listeners once. The lock item's attributes are named here once (step 1), and an item
  * read is checked to be a lock item ({@link #parse}). The table itself, checked (step 9) or created, is {@link
- * DynamoDbTable}'s.
+ * DynamoDbTableAdmin}'s.
  */
 final class DynamoDbLockStore implements LockStore {
 
@@ -56,7 +56,7 @@ final class DynamoDbLockStore implements LockStore {
     private final @Nullable String sortKey;
     private final LockTableOptions options;
     private final Listeners listeners;
-    private final DynamoDbTable table;
+    private final DynamoDbTableAdmin table;
 
     DynamoDbLockStore(
             DynamoDbClient client,
@@ -71,7 +71,7 @@ final class DynamoDbLockStore implements LockStore {
         this.sortKey = sortKey;
         this.options = options;
         this.listeners = listeners;
-        this.table = new DynamoDbTable(
+        this.table = new DynamoDbTableAdmin(
                 client,
                 tableName,
                 partitionKey,

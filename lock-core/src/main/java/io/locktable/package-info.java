@@ -8,7 +8,7 @@
  * ProtocolTest}); {@code Acquirer} carries out steps 2 to 4, {@code LeaseKeeper} steps 5 to 8; every request goes
  * through one seam, {@code LockStore}, whose only implementation over DynamoDB, {@link io.locktable.DynamoDbLockStore},
  * names the item's attributes (step 1), builds and sends the requests of steps 2 to 7 and checks the table (step 9,
- * with {@code DynamoDbTable}); every ratio, bound and timeout of the protocol (the renewal period, the expiry guard,
+ * with {@code DynamoDbTableAdmin}); every ratio, bound and timeout of the protocol (the renewal period, the expiry guard,
  * polls, retries, request timeouts, the lease range) comes from {@code Timing}, with the rule it keeps.
  *
  * <ol>

@@ -28,7 +28,7 @@ import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
  * or several with multi-Region strong consistency; and, for lock items that carry a time-to-live attribute, that the
  * table's time to live is on it. Creates a table that is missing, when asked, and enables its time to live.
  */
-final class DynamoDbTable {
+final class DynamoDbTableAdmin {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
@@ -43,7 +43,7 @@ final class DynamoDbTable {
     /** The time to live could not be enabled, and a WARN said so: the check of {@link #verify()} says it no more. */
     private volatile boolean timeToLiveWarned;
 
-    DynamoDbTable(
+    DynamoDbTableAdmin(
             DynamoDbClient client,
             String tableName,
             String partitionKey,
