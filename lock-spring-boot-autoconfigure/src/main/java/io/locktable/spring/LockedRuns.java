@@ -166,7 +166,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
      * Runs one call: takes the lock, runs the body with the lease bound, releases (or holds) the lock. Returns what
      * the body returned, or what a skipped call returns.
      */
-    Object call(LockedRunMethods.Target target, Method method, Callable<Object> body) throws Exception {
+    Object call(AnnotatedMethods.Declared target, Method method, Callable<Object> body) throws Exception {
         PerName perName = names.computeIfAbsent(target.name(), n -> new PerName());
         if (!accepting) {
             return skip(target, method, perName, LockedRunSkippedEvent.Reason.STOPPED);
@@ -204,7 +204,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     }
 
     private Object skip(
-            LockedRunMethods.Target target, Method method, PerName perName, LockedRunSkippedEvent.Reason reason) {
+            AnnotatedMethods.Declared target, Method method, PerName perName, LockedRunSkippedEvent.Reason reason) {
         perName.skipped.increment();
         log.debug("Skipped {}: {}", target.method(), reason);
         events.publish(new LockedRunSkippedEvent(this, target.name(), reason));
@@ -335,7 +335,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
          * exception of an unreachable endpoint carries a stack with a suppressed exception per attempt, hundreds of
          * lines), its stack at DEBUG; the later ones of the row at DEBUG.
          */
-        void failed(LockedRunMethods.Target target, String table, RuntimeException error) {
+        void failed(AnnotatedMethods.Declared target, String table, RuntimeException error) {
             if (failuresInRow.incrementAndGet() == 1) {
                 log.warn(
                         "@LockedRun '{}' ({}): could not take the lock in table '{}', the call is skipped: {}. Check"
@@ -360,7 +360,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             return error.toString().replaceAll("\\s*\\R\\s*", " ");
         }
 
-        void answered(LockedRunMethods.Target target) {
+        void answered(AnnotatedMethods.Declared target) {
             int failures = failuresInRow.getAndSet(0);
             if (failures > 0) {
                 log.info(
@@ -373,7 +373,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
 
     /** A run whose body runs: the lease, the thread, and whether its lease was lost and its thread interrupted. */
     private final class Run {
-        final LockedRunMethods.Target target;
+        final AnnotatedMethods.Declared target;
         final Lease lease;
         final Thread thread;
         final Instant startedAt = Instant.now();
@@ -382,7 +382,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         private boolean lost; // guarded by this
         private boolean interrupted; // guarded by this
 
-        Run(LockedRunMethods.Target target, Lease lease, Thread thread) {
+        Run(AnnotatedMethods.Declared target, Lease lease, Thread thread) {
             this.target = target;
             this.lease = lease;
             this.thread = thread;
