@@ -7,7 +7,7 @@ import java.util.Optional;
 
 /**
  * The body of a {@link LockedRun} run ended: it returned, threw, or ran on after its lease was lost. Published by
- * {@link LockedRuns} on the thread {@code locktable-run-events} (see {@link LockedRunStartedEvent}), last of the
+ * {@link LockedRuns} on the thread {@code locktable-events} (see {@link LockedRunStartedEvent}), last of the
  * run's events. When it is published the lock has been released, or is kept until the run's {@link
  * LockedRun#minHold()}.
  *

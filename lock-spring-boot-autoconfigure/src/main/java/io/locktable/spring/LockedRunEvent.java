@@ -16,7 +16,7 @@ import org.springframework.context.ApplicationEvent;
  * }</pre>
  *
  * <p>The events of the runs are delivered one at a time, in the order they happened, on the thread {@code
- * locktable-run-events}, never on the run's thread: a slow listener delays other listeners, never a run or a lock.
+ * locktable-events}, never on the run's thread: a slow listener delays other listeners, never a run or a lock.
  * So a listener may hear of a run's start after its body started, or even ended. A run's events come as started,
  * then lost if its lease was lost while the body ran, then ended.
  */

@@ -8,7 +8,7 @@ import java.util.Objects;
  * A {@link LockedRun} run lost its lease while its body was still running: another holder took the lock, or the
  * lease ran out because no renewal succeeded within it, or the lock table closed. From then on another instance may
  * run the same job; the run's fenced writes are refused. Published by {@link LockedRuns} on the thread {@code
- * locktable-run-events} (see {@link LockedRunStartedEvent}), after the run's {@link LockedRunStartedEvent} and before
+ * locktable-events} (see {@link LockedRunStartedEvent}), after the run's {@link LockedRunStartedEvent} and before
  * its {@link LockedRunEndedEvent}. The run's thread has been interrupted already when its {@link
  * LockedRun#interruptOnLoss()} says so.
  *

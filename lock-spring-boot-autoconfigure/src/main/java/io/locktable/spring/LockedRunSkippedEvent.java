@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * A {@link LockedRun} call was skipped: its body did not run. Published by {@link LockedRuns} on the thread {@code
- * locktable-run-events} (see {@link LockedRunStartedEvent}).
+ * locktable-events} (see {@link LockedRunStartedEvent}).
  *
  * <pre>{@code
  * @EventListener

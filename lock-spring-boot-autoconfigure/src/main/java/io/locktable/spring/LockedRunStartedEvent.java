@@ -14,7 +14,7 @@ import java.util.Objects;
  * }
  * }</pre>
  *
- * <p>Delivered on the thread {@code locktable-run-events}, never on the run's thread, so a listener may hear of it
+ * <p>Delivered on the thread {@code locktable-events}, never on the run's thread, so a listener may hear of it
  * after the body started, or even ended (see {@link LockedRunEvent}).
  */
 public final class LockedRunStartedEvent extends LockedRunEvent {

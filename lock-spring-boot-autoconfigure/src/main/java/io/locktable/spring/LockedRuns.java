@@ -49,7 +49,7 @@ import org.springframework.context.SmartLifecycle;
  * task.
  *
  * <p><b>Events.</b> {@link LockedRunStartedEvent}, {@link LockedRunLostEvent}, {@link LockedRunEndedEvent} and
- * {@link LockedRunSkippedEvent}, delivered in order on the thread {@code locktable-run-events}, never on a run's
+ * {@link LockedRunSkippedEvent}, delivered in order on the thread {@code locktable-events}, never on a run's
  * thread.
  *
  * <p><b>Lifecycle.</b> A {@link SmartLifecycle} of the phase {@link LeaderRunner#PHASE}: it stops after the task
@@ -66,7 +66,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
 
     private final LockTable locks;
     private final Duration shutdownTimeout;
-    private final EventThread events = new EventThread(this, "locktable-run-events");
+    private final EventThread events = new EventThread(this);
     private final ConcurrentSkipListMap<String, PerName> names = new ConcurrentSkipListMap<>();
     private final Set<Run> running = ConcurrentHashMap.newKeySet();
     private final Object idle = new Object();
