@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.autoproxy.AutoProxyUtils;
 import org.springframework.aop.scope.ScopedObject;
@@ -28,16 +29,64 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 /**
- * Reads the declarations of one of the starter's method annotations ({@link LeaderOnly}, {@link LockedRun}): finds
- * the annotation (composed ones included), checks what every such method must be (a return type a skipped call can
+ * Reads the declarations of the starter's method annotations, {@link LeaderOnly} and {@link LockedRun}: finds the
+ * annotation (composed ones included), checks what every such method must be (a return type a skipped call can
  * return, work done before it returns, a method the proxy can intercept, not both annotations), resolves
- * placeholders and durations, and caches what it read per method and target class. Each annotation's own attributes
- * are read by a subclass.
- *
- * @param <A> the annotation
- * @param <T> what a method's declaration resolves to
+ * placeholders and durations, and caches what it read per method and target class.
  */
-abstract class AnnotatedMethods<A extends Annotation, T> {
+final class AnnotatedMethods {
+
+    /** The starter's method annotations, and how the messages tell what each does. */
+    enum Kind {
+        LEADER_ONLY(
+                LeaderOnly.class,
+                "call skipped on an instance that does not lead",
+                "the leadership is checked and the lease bound",
+                "this instance may no longer lead",
+                "checks the leadership"),
+        LOCKED_RUN(
+                LockedRun.class,
+                "call skipped because another instance holds the lock",
+                "the lock is held and the lease bound",
+                "the lock may have been released already",
+                "takes the lock");
+
+        final Class<? extends Annotation> type;
+        /** How messages name the annotation: {@code @LeaderOnly}. */
+        final String label;
+
+        private final String skippedCall;
+        private final String boundWhile;
+        private final String noLongerHeld;
+        private final String checkedBy;
+
+        Kind(
+                Class<? extends Annotation> type,
+                String skippedCall,
+                String boundWhile,
+                String noLongerHeld,
+                String checkedBy) {
+            this.type = type;
+            this.label = "@" + type.getSimpleName();
+            this.skippedCall = skippedCall;
+            this.boundWhile = boundWhile;
+            this.noLongerHeld = noLongerHeld;
+            this.checkedBy = checkedBy;
+        }
+    }
+
+    /**
+     * A method's declaration.
+     *
+     * @param kind its annotation
+     * @param name the leadership or the lock
+     * @param leaseDuration the lease
+     * @param minHold how long a run keeps the lock at least, zero for none (and for a leadership)
+     * @param interruptOnLoss whether a loss interrupts a run's thread (false for a leadership)
+     * @param method the method, for messages
+     */
+    record Declared(
+            Kind kind, String name, Duration leaseDuration, Duration minHold, boolean interruptOnLoss, String method) {}
 
     private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
     private static final Set<String> REACTIVE_TYPES = Set.of(
@@ -50,46 +99,42 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
             "io.reactivex.rxjava3.core.Maybe",
             "io.reactivex.rxjava3.core.Observable",
             "io.reactivex.rxjava3.core.Single");
-    /** The starter's annotations: a method may carry one of them only. */
-    private static final Set<Class<? extends Annotation>> ANNOTATIONS = Set.of(LeaderOnly.class, LockedRun.class);
 
-    private final Class<A> type;
-    /** How messages name the annotation: {@code @LeaderOnly}. */
-    final String label;
-
-    private final Map<MethodClassKey, T> cache = new ConcurrentHashMap<>();
+    private final Supplier<Duration> defaultLeaseDuration;
+    private final Map<MethodClassKey, Declared> cache = new ConcurrentHashMap<>();
     /** The classes whose annotated methods the proxy can all intercept. */
     private final Set<Class<?>> interceptable = ConcurrentHashMap.newKeySet();
 
     private volatile @Nullable Environment environment;
 
-    AnnotatedMethods(Class<A> type) {
-        this.type = type;
-        this.label = "@" + type.getSimpleName();
+    AnnotatedMethods(Supplier<Duration> defaultLeaseDuration) {
+        this.defaultLeaseDuration = defaultLeaseDuration;
     }
 
     void environment(Environment environment) {
         this.environment = environment;
     }
 
-    /** What a method's annotation resolves to, its placeholders resolved; called once per method and class. */
-    abstract T read(MergedAnnotation<A> annotation, Method method, Class<?> userClass, String where);
-
     /**
-     * The annotation of a method: declared on it, on a method it overrides, or as a meta-annotation of a composed
-     * annotation (with its {@code @AliasFor} attributes merged); null when there is none. Its attributes are read
-     * from the merged annotation, never from a synthesized proxy, which a native image would need a hint for.
+     * The starter's annotation of a method: declared on it, on a method it overrides, or as a meta-annotation of a
+     * composed annotation (with its {@code @AliasFor} attributes merged); null when there is none. Its attributes are
+     * read from the merged annotation, never from a synthesized proxy, which a native image would need a hint for.
      */
-    static <A extends Annotation> MergedAnnotation<A> find(Method method, Class<A> type) {
-        MergedAnnotation<A> annotation = MergedAnnotations.from(method, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
-                .get(type);
+    static @Nullable MergedAnnotation<?> find(Method method) {
+        MergedAnnotation<?> leaderOnly = find(method, Kind.LEADER_ONLY);
+        return leaderOnly != null ? leaderOnly : find(method, Kind.LOCKED_RUN);
+    }
+
+    private static @Nullable MergedAnnotation<?> find(Method method, Kind kind) {
+        MergedAnnotation<?> annotation = MergedAnnotations.from(method, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
+                .get(kind.type);
         return annotation.isPresent() ? annotation : null;
     }
 
-    /** The methods of a class that carry the annotation, with it. */
-    Map<Method, MergedAnnotation<A>> annotated(Class<?> userClass) {
+    /** The methods of a class that carry one of the annotations, with it. */
+    static Map<Method, MergedAnnotation<?>> annotated(Class<?> userClass) {
         return MethodIntrospector.selectMethods(
-                userClass, (MethodIntrospector.MetadataLookup<MergedAnnotation<A>>) method -> find(method, type));
+                userClass, (MethodIntrospector.MetadataLookup<MergedAnnotation<?>>) AnnotatedMethods::find);
     }
 
     /**
@@ -97,7 +142,7 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
      *
      * @throws MethodDeclarationException for the first method that cannot work as declared
      */
-    void scan(ConfigurableListableBeanFactory factory, Consumer<T> each) {
+    void scan(ConfigurableListableBeanFactory factory, Consumer<Declared> each) {
         for (String beanName : factory.getBeanDefinitionNames()) {
             Class<?> beanType = targetClass(factory, beanName);
             if (beanType == null) {
@@ -109,7 +154,6 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
             }
         }
     }
-
     /**
      * The class of a bean behind its proxy, whether interface-based or class-based (as Spring's own
      * {@code @EventListener} scan finds it); null when it cannot be told.
@@ -136,44 +180,76 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
      *
      * @throws MethodDeclarationException if the method cannot work as declared
      */
-    T resolve(Method method, Class<?> targetClass) {
+    Declared resolve(Method method, Class<?> targetClass) {
         Class<?> userClass = ClassUtils.getUserClass(targetClass == null ? method.getDeclaringClass() : targetClass);
         return cache.computeIfAbsent(new MethodClassKey(method, userClass), key -> compute(method, userClass));
     }
 
-    private T compute(Method method, Class<?> userClass) {
+    private Declared compute(Method method, Class<?> userClass) {
         Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
-        MergedAnnotation<A> annotation = find(specific, type);
-        if (annotation == null) {
-            annotation = find(method, type);
-        }
         String where = userClass.getName() + "." + method.getName() + "()";
+        MergedAnnotation<?> leaderOnly = find(specific, Kind.LEADER_ONLY);
+        MergedAnnotation<?> lockedRun = find(specific, Kind.LOCKED_RUN);
+        if (leaderOnly != null && lockedRun != null) {
+            throw new MethodDeclarationException(
+                    "Method " + where + " carries both @LeaderOnly and @LockedRun: a call would need both this"
+                            + " instance's leadership and a lock of its own.",
+                    "Keep one: @LeaderOnly to run it on the leader of the cluster, @LockedRun to run each call"
+                            + " under a lock of its own on whichever instance takes it.");
+        }
+        MergedAnnotation<?> annotation = leaderOnly != null ? leaderOnly : lockedRun != null ? lockedRun : find(method);
         if (annotation == null) {
-            throw new IllegalStateException(where + " has no " + label);
+            throw new IllegalStateException(where + " has neither @LeaderOnly nor @LockedRun");
         }
-        checkOneAnnotation(specific, where);
-        checkSignature(specific, where);
-        return read(annotation, specific, userClass, where);
+        Kind kind = annotation.getType() == LeaderOnly.class ? Kind.LEADER_ONLY : Kind.LOCKED_RUN;
+        checkSignature(kind, specific, where);
+        Duration leaseDuration = leaseDuration(kind, annotation, where);
+        if (kind == Kind.LEADER_ONLY) {
+            return new Declared(kind, leadershipName(annotation, where), leaseDuration, Duration.ZERO, false, where);
+        }
+        String declared = declaredName(kind, annotation, where, "lock");
+        String name = declared != null ? declared : userClass.getSimpleName() + "." + method.getName();
+        return new Declared(
+                kind, name, leaseDuration, minHold(annotation, where), annotation.getBoolean("interruptOnLoss"), where);
     }
 
-    private void checkOneAnnotation(Method method, String where) {
-        for (Class<? extends Annotation> other : ANNOTATIONS) {
-            if (other != type && find(method, other) != null) {
-                throw new MethodDeclarationException(
-                        "Method " + where + " carries both " + label + " and @" + other.getSimpleName()
-                                + ": a call would need both this instance's leadership and a lock of its own.",
-                        "Keep one: @LeaderOnly to run it on the leader of the cluster, @LockedRun to run each call"
-                                + " under a lock of its own on whichever instance takes it.");
-            }
+    /** The name of a leadership: the declared one, or {@code spring.application.name}. */
+    private String leadershipName(MergedAnnotation<?> annotation, String where) {
+        String declared = declaredName(Kind.LEADER_ONLY, annotation, where, "leadership");
+        if (declared != null) {
+            return declared;
         }
+        String name = environment().getProperty("spring.application.name", "");
+        if (name.isBlank()) {
+            throw new MethodDeclarationException(
+                    "@LeaderOnly method " + where + " names no leadership, and spring.application.name, which names"
+                            + " it by default, is not set.",
+                    "Name the leadership, for example @LeaderOnly(\"order-sweeper\"), or set"
+                            + " spring.application.name.");
+        }
+        return name.trim();
     }
 
-    private void checkSignature(Method method, String where) {
+    private Duration minHold(MergedAnnotation<?> annotation, String where) {
+        String declared = annotation.getString("minHold");
+        if (declared.isBlank()) {
+            return Duration.ZERO;
+        }
+        Duration minHold = duration(Kind.LOCKED_RUN, declared, where, "minHold");
+        if (minHold.isNegative()) {
+            throw new MethodDeclarationException(
+                    "@LockedRun method " + where + " has minHold " + declared + ", which is negative.",
+                    "Give it zero or a positive duration, such as \"30s\", or leave it empty for none.");
+        }
+        return minHold;
+    }
+
+    private void checkSignature(Kind kind, Method method, String where) {
         Class<?> returned = method.getReturnType();
         if (returned.isPrimitive() && returned != void.class) {
             throw new MethodDeclarationException(
-                    label + " method " + where + " returns the primitive " + returned.getName() + ": a " + skippedCall()
-                            + " has no value to return.",
+                    kind.label + " method " + where + " returns the primitive " + returned.getName() + ": a "
+                            + kind.skippedCall + " has no value to return.",
                     "Declare it to return void, a wrapper type such as "
                             + ClassUtils.resolvePrimitiveIfNecessary(returned).getSimpleName()
                             + " (null when skipped) or an Optional (empty when skipped).");
@@ -181,14 +257,14 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
         String deferred = deferred(method);
         if (deferred != null) {
             throw new MethodDeclarationException(
-                    label + " method " + where + " " + deferred + ": " + boundWhile() + " only while the method"
-                            + " runs, but its work runs after it returned, when " + noLongerHeld() + "; and a skipped"
-                            + " call would return null where a caller awaits a result.",
+                    kind.label + " method " + where + " " + deferred + ": " + kind.boundWhile + " only while the"
+                            + " method runs, but its work runs after it returned, when " + kind.noLongerHeld
+                            + "; and a skipped call would return null where a caller awaits a result.",
                     "Declare it to return void, a value or an Optional and do the work before it returns (block on"
                             + " it), or take a lock for the work itself with LockTable.tryAcquire and release it when"
                             + " the work completes.");
         }
-        checkInterceptable(method, where);
+        checkInterceptable(kind, method, where);
     }
 
     /**
@@ -203,9 +279,11 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
         if (interceptable.contains(userClass)) {
             return;
         }
-        for (Method method : annotated(userClass).keySet()) {
-            checkInterceptable(method, userClass.getName() + "." + method.getName() + "()");
-        }
+        annotated(userClass)
+                .forEach((method, annotation) -> checkInterceptable(
+                        annotation.getType() == LeaderOnly.class ? Kind.LEADER_ONLY : Kind.LOCKED_RUN,
+                        method,
+                        userClass.getName() + "." + method.getName() + "()"));
         interceptable.add(userClass);
     }
 
@@ -213,30 +291,18 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
      * A class-based proxy intercepts public, protected and package-private methods that are not final; an
      * interface-based one the methods of the bean's interfaces.
      */
-    private void checkInterceptable(Method method, String where) {
+    private static void checkInterceptable(Kind kind, Method method, String where) {
         int modifiers = method.getModifiers();
         if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
             throw new MethodDeclarationException(
-                    label + " method " + where + " is "
+                    kind.label + " method " + where + " is "
                             + Modifier.toString(modifiers & (Modifier.PRIVATE | Modifier.STATIC | Modifier.FINAL))
-                            + ": the proxy that " + checkedBy() + " cannot intercept it, so it would run on every"
+                            + ": the proxy that " + kind.checkedBy + " cannot intercept it, so it would run on every"
                             + " instance.",
                     "Make it a public, protected or package-private instance method of the bean that is not final,"
                             + " called through the bean.");
         }
     }
-
-    /** How the messages call a call that does not run: "call skipped on an instance that does not lead". */
-    abstract String skippedCall();
-
-    /** What holds only while the method runs: "the leadership is checked and the lease bound". */
-    abstract String boundWhile();
-
-    /** What may have changed after the method returned: "this instance may no longer lead". */
-    abstract String noLongerHeld();
-
-    /** What the proxy does: "checks the leadership". */
-    abstract String checkedBy();
 
     /**
      * How a method hands its work to later, or null when it does not: a Kotlin suspend function, or a return type
@@ -269,38 +335,37 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
     }
 
     /** A name attribute with its placeholders resolved, checked not to be empty; null when not declared. */
-    @Nullable
-    String declaredName(MergedAnnotation<A> annotation, String where, String what) {
+    private @Nullable String declaredName(Kind kind, MergedAnnotation<?> annotation, String where, String what) {
         String declared = annotation.getString("name");
         if (declared.isEmpty()) {
             return null;
         }
-        String name = placeholders(declared, where, "name");
+        String name = placeholders(kind, declared, where, "name");
         if (name.isBlank()) {
             throw new MethodDeclarationException(
-                    label + " method " + where + " has the name '" + declared + "', which is empty once resolved.",
+                    kind.label + " method " + where + " has the name '" + declared + "', which is empty once resolved.",
                     "Give the " + what + " a name, or set the property it refers to.");
         }
         try {
             return LockTableNames.checkLockName(name.trim());
         } catch (IllegalArgumentException e) {
             throw new MethodDeclarationException(
-                    label + " method " + where + " has a name that cannot be a lock's: " + e.getMessage() + ".",
+                    kind.label + " method " + where + " has a name that cannot be a lock's: " + e.getMessage() + ".",
                     "Give the " + what + " a shorter name.");
         }
     }
 
     /** The lease of a method: its {@code leaseDuration}, or the default when empty; checked against the range. */
-    Duration leaseDuration(MergedAnnotation<A> annotation, String where, Duration defaultLease) {
+    private Duration leaseDuration(Kind kind, MergedAnnotation<?> annotation, String where) {
         String declared = annotation.getString("leaseDuration");
         if (declared.isEmpty()) {
-            return defaultLease;
+            return defaultLeaseDuration.get();
         }
-        Duration duration = duration(declared, where, "leaseDuration");
+        Duration duration = duration(kind, declared, where, "leaseDuration");
         if (!LockTable.isLeaseDuration(duration)) {
             String range = simple(LockTable.MIN_LEASE_DURATION) + " to " + simple(LockTable.MAX_LEASE_DURATION);
             throw new MethodDeclarationException(
-                    label + " method " + where + " has leaseDuration " + simple(duration)
+                    kind.label + " method " + where + " has leaseDuration " + simple(duration)
                             + ", outside the range a lease may have, " + range + ".",
                     "Give it a lease from " + range
                             + ", such as \"30s\", or leave it empty for locktable.lease-duration.");
@@ -309,13 +374,14 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
     }
 
     /** A duration attribute, placeholders resolved, in any of Spring Boot's styles. */
-    Duration duration(String declared, String where, String attribute) {
-        String resolved = placeholders(declared, where, attribute).trim();
+    private Duration duration(Kind kind, String declared, String where, String attribute) {
+        String resolved = placeholders(kind, declared, where, attribute).trim();
         try {
             return DurationStyle.detectAndParse(resolved);
         } catch (IllegalArgumentException e) {
             throw new MethodDeclarationException(
-                    label + " method " + where + " has " + attribute + " '" + declared + "', which is not a duration.",
+                    kind.label + " method " + where + " has " + attribute + " '" + declared
+                            + "', which is not a duration.",
                     "Write it like \"30s\", \"2m\" or \"PT30S\".",
                     e);
         }
@@ -334,23 +400,23 @@ abstract class AnnotatedMethods<A extends Annotation, T> {
     }
 
     /** An attribute with its placeholders resolved against the environment. */
-    String placeholders(String value, String where, String attribute) {
+    private String placeholders(Kind kind, String value, String where, String attribute) {
         try {
             return environment().resolveRequiredPlaceholders(value);
         } catch (IllegalArgumentException e) {
             throw new MethodDeclarationException(
-                    label + " method " + where + " has " + attribute + " '" + value + "', whose placeholder does"
+                    kind.label + " method " + where + " has " + attribute + " '" + value + "', whose placeholder does"
                             + " not resolve: " + e.getMessage(),
                     "Set the property it refers to, or give it a default like ${app.lock:order-sweeper}.",
                     e);
         }
     }
 
-    Environment environment() {
+    private Environment environment() {
         Environment current = environment;
         if (current == null) {
             throw new IllegalStateException(
-                    "The " + label + " advisor has no Environment: it must be a bean of the" + " context");
+                    "The lock annotation advisor has no Environment: it must be a bean of the" + " context");
         }
         return current;
     }

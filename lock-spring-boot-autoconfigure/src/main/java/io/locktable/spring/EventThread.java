@@ -1,10 +1,12 @@
 package io.locktable.spring;
 
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,22 +14,27 @@ import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationEventPublisher;
 
 /**
- * Publishes the application events of one component (the leader runner, the locked runs), in order, on a thread of
- * their own: listeners are user code and must never run on (or block) a thread that holds an election, renews or
- * ends leases, or runs a job.
+ * Publishes the application events of one component (the leader runner, the locked runs) in order, on the
+ * starter's one event thread, {@code locktable-events}, which every component shares: listeners are user code and
+ * must never run on (or block) a thread that holds an election, renews or ends leases, or runs a job. The thread is
+ * created at the first event and goes away when idle.
  */
 final class EventThread {
 
+    static final String THREAD_NAME = "locktable-events";
+
     private static final Logger log = LoggerFactory.getLogger(EventThread.class);
+    private static final ReentrantLock executorLock = new ReentrantLock();
+    private static @Nullable ThreadPoolExecutor executor; // guarded by executorLock
 
     private final Object source;
-    private final String threadName;
     private volatile @Nullable ApplicationEventPublisher publisher;
-    private @Nullable ExecutorService executor; // guarded by this
+    private volatile boolean open;
+    /** Set when a stop gave up waiting for this component's listeners: what it queued is not delivered. */
+    private volatile boolean dropping;
 
-    EventThread(Object source, String threadName) {
+    EventThread(Object source) {
         this.source = source;
-        this.threadName = threadName;
     }
 
     /** The source of the events: the component that publishes them. */
@@ -39,64 +46,92 @@ final class EventThread {
         this.publisher = publisher;
     }
 
-    synchronized void start() {
-        if (executor == null) {
-            executor = Executors.newSingleThreadExecutor(task -> {
-                Thread thread = new Thread(task, threadName);
-                thread.setDaemon(true);
-                return thread;
-            });
-        }
+    /** Accepts events from now on. */
+    void start() {
+        dropping = false;
+        open = true;
     }
 
-    /** Delivers what was published already, waiting at most {@code wait}, and stops the thread. */
+    /**
+     * Accepts no more events, and waits at most {@code wait} for those published already to be delivered. When a
+     * listener takes longer, the rest of this component's events are dropped and the thread is replaced (the stuck
+     * one interrupted), so the other components' events go on.
+     */
     void stop(Duration wait) {
-        ExecutorService stopping;
-        synchronized (this) {
-            stopping = executor;
-            executor = null;
-        }
-        if (stopping == null) {
+        if (!open) {
             return;
         }
-        stopping.shutdown();
+        open = false;
+        CountDownLatch delivered = new CountDownLatch(1);
+        submit(delivered::countDown);
         try {
-            if (!stopping.awaitTermination(wait.toMillis(), TimeUnit.MILLISECONDS)) {
-                log.warn(
-                        "Listeners of the events on {} did not finish within {}; later events are dropped",
-                        threadName,
-                        wait);
-                stopping.shutdownNow();
+            if (delivered.await(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+                return;
             }
         } catch (InterruptedException e) {
-            stopping.shutdownNow();
             Thread.currentThread().interrupt();
         }
+        dropping = true;
+        log.warn("Listeners of the events of {} did not finish within {}; later events are dropped", source, wait);
+        replaceThread();
     }
 
-    /** Queues an event for delivery after those published before it; dropped when the thread is stopped. */
+    /** Queues an event for delivery after those published before it; dropped when stopped. */
     void publish(ApplicationEvent event) {
         ApplicationEventPublisher target = publisher;
-        ExecutorService running;
-        synchronized (this) {
-            running = executor;
-        }
-        if (target == null || running == null) {
+        if (target == null || !open) {
             log.debug("Not published (no publisher or stopped): {}", event);
             return;
         }
-        try {
-            running.execute(() -> deliver(target, event));
-        } catch (RejectedExecutionException e) {
-            log.debug("Not published (stopped): {}", event);
-        }
+        submit(() -> deliver(target, event));
     }
 
-    private static void deliver(ApplicationEventPublisher target, ApplicationEvent event) {
+    private void deliver(ApplicationEventPublisher target, ApplicationEvent event) {
+        if (dropping) {
+            return;
+        }
         try {
             target.publishEvent(event);
         } catch (RuntimeException e) {
             log.warn("A listener of {} failed", event, e);
         }
+    }
+
+    private static void submit(Runnable task) {
+        executorLock.lock();
+        try {
+            if (executor == null) {
+                executor = newExecutor();
+            }
+            executor.execute(task);
+        } finally {
+            executorLock.unlock();
+        }
+    }
+
+    /** A new thread takes over the queue of a stuck one, in order; the stuck one is interrupted. */
+    private static void replaceThread() {
+        executorLock.lock();
+        try {
+            ThreadPoolExecutor stuck = executor;
+            executor = newExecutor();
+            if (stuck != null) {
+                List<Runnable> queued = stuck.shutdownNow();
+                queued.forEach(executor::execute);
+            }
+        } finally {
+            executorLock.unlock();
+        }
+    }
+
+    private static ThreadPoolExecutor newExecutor() {
+        ThreadPoolExecutor pool =
+                new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), task -> {
+                    Thread thread = new Thread(task, THREAD_NAME);
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 }

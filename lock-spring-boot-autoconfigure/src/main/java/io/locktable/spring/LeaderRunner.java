@@ -44,7 +44,7 @@ import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
  * io.locktable.LeaderTermListener)}, which contends, holds the term's lease and contends again as tasks on the lock
  * table's timer and workers (no thread per name); its term listener only marks the state at each term's start and
  * end, on the table's event thread, so no user code ever runs there. {@code @LeaderOnly} calls run on the caller's thread with the lease bound as {@link Lease#current()}, and the
- * events on the thread {@code locktable-leadership-events}. Steps down ({@link #yieldAsync(String)}) and the stop
+ * events on the thread {@code locktable-events}. Steps down ({@link #yieldAsync(String)}) and the stop
  * wait on the runner's own small pool of threads {@code locktable-stepdown-<n>}, never on a shared pool.
  *
  * <p><b>Lifecycle.</b> A {@link SmartLifecycle} of phase {@link #PHASE}, below the phase of Spring's task
@@ -83,7 +83,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
 
     private final LockTable locks;
     private final Duration shutdownTimeout;
-    private final EventThread events = new EventThread(this, "locktable-leadership-events");
+    private final EventThread events = new EventThread(this);
     private final ConcurrentSkipListMap<String, LeadershipGate> leaderships = new ConcurrentSkipListMap<>();
     private final Object lifecycle = new Object();
     private final AtomicInteger workerNumbers = new AtomicInteger();

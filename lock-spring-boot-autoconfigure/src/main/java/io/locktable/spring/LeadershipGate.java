@@ -14,6 +14,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +39,10 @@ final class LeadershipGate implements LeaderTermListener {
 
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ThreadLocal<int[]> ownCalls = ThreadLocal.withInitial(() -> new int[1]);
-    private final Object idle = new Object();
+    private final ReentrantLock callsLock = new ReentrantLock();
+    /** Signalled, under {@link #callsLock}, when a call leaves. */
+    private final Condition callLeft = callsLock.newCondition();
+
     private final AtomicLong terms = new AtomicLong();
     private final LongAdder skipped = new LongAdder();
 
@@ -164,8 +169,11 @@ final class LeadershipGate implements LeaderTermListener {
 
     private void leave() {
         inFlight.decrementAndGet();
-        synchronized (idle) {
-            idle.notifyAll();
+        callsLock.lock();
+        try {
+            callLeft.signalAll();
+        } finally {
+            callsLock.unlock();
         }
     }
 
@@ -227,7 +235,8 @@ final class LeadershipGate implements LeaderTermListener {
         if (own == 0) {
             ownCalls.remove();
         }
-        synchronized (idle) {
+        callsLock.lock();
+        try {
             while (inFlight.get() > own) {
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
@@ -237,13 +246,13 @@ final class LeadershipGate implements LeaderTermListener {
                             inFlight.get() - own);
                     return false;
                 }
-                try {
-                    idle.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
+                callLeft.awaitNanos(left);
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            callsLock.unlock();
         }
         return true;
     }

@@ -17,7 +17,7 @@ import org.springframework.context.ApplicationEvent;
  * }</pre>
  *
  * <p>Events of one runner are delivered one at a time, in the order the state changed, on the thread {@code
- * locktable-leadership-events}, never on the thread that holds the election, so a slow listener delays other
+ * locktable-events}, never on the thread that holds the election, so a slow listener delays other
  * listeners but not the leadership itself. Keep listeners short all the same.
  */
 public final class LeadershipGrantedEvent extends ApplicationEvent {

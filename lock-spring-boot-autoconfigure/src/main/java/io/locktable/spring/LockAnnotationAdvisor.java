@@ -1,14 +1,13 @@
 package io.locktable.spring;
 
-import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Function;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.aopalliance.aop.Advice;
-import org.aopalliance.intercept.MethodInterceptor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.Pointcut;
@@ -24,46 +23,55 @@ import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 
 /**
- * What the advisors of {@link LeaderOnly} and {@link LockedRun} share: a pointcut on the annotation (on the method,
- * inherited, or as a meta-annotation), the interceptor, the bean factory where each finds its runtime bean and the
- * annotated methods of every bean, the environment their declarations resolve against, and the startup scan once
- * every singleton exists: every declaration is read and checked, and the runtime bean is told the names.
+ * The Spring AOP advisor behind {@link LeaderOnly} and {@link LockedRun}: it matches the methods annotated with
+ * either (on the method, inherited, or as a meta-annotation), and its interceptor runs a {@code @LeaderOnly} call
+ * only while this instance leads the method's name, through the {@link LeaderRunner}, and a {@code @LockedRun} call
+ * under a lock of its own, through {@link LockedRuns}. It needs no AspectJ weaver: it applies through the context's
+ * auto-proxy creator, with interface-based or class-based proxies as {@code spring.aop.proxy-target-class} says.
  *
- * @param <T> what a method's declaration resolves to
- * @param <R> the runtime bean the interceptor hands calls to, such as the {@link LeaderRunner}
+ * <p>At startup, once every singleton exists, it reads the annotated methods of every bean of the context, checks
+ * their declarations (a primitive return type, work that runs after the method returned, a name that does not
+ * resolve, a lease out of range, two leases for one leadership, a negative {@code minHold}, a method with both
+ * annotations fail startup with a description of what to change), registers each leadership with the {@link
+ * LeaderRunner} and tells {@link LockedRuns} the names of the runs, which the meters tag. A name first met at a call
+ * later (a bean created after startup) is registered then; a first {@code @LeaderOnly} call of it is skipped.
+ *
+ * <p>Its order is {@link #DEFAULT_ORDER}, ahead of Spring's transaction and cache advisors, so a skipped call opens
+ * no transaction and a run's transaction commits before its lock is released. Declare a bean of this type to replace
+ * the auto-configured one.
  */
-abstract class LockAnnotationAdvisor<T, R> extends AbstractPointcutAdvisor
+public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
         implements BeanFactoryAware, EnvironmentAware, SmartInitializingSingleton {
 
-    /** The default order of both advisors: early among advisors, so that a skipped call opens no transaction. */
-    static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1000;
+    /** The default order: early among advisors, so the leadership or the lock is checked before transactions. */
+    public static final int DEFAULT_ORDER = Ordered.HIGHEST_PRECEDENCE + 1000;
 
     private static final long serialVersionUID = 1L;
 
-    private final transient Class<R> runtimeType;
-    private final transient AnnotatedMethods<?, T> methods;
+    private final transient AnnotatedMethods methods;
     private final transient Supplier<Duration> defaultLeaseDuration;
     private final transient Pointcut pointcut;
-    private final transient MethodInterceptor interceptor;
+    private final transient LockAnnotationInterceptor interceptor;
     private transient volatile @Nullable ConfigurableListableBeanFactory beanFactory;
-    private transient volatile @Nullable R runtime;
+    private transient volatile @Nullable LeaderRunner runner;
+    private transient volatile @Nullable LockedRuns runs;
 
-    LockAnnotationAdvisor(
-            Class<? extends Annotation> annotation,
-            Class<R> runtimeType,
-            AnnotatedMethods<?, T> methods,
-            Supplier<Duration> defaultLeaseDuration,
-            Function<Supplier<R>, MethodInterceptor> interceptor) {
-        this.runtimeType = runtimeType;
-        this.methods = methods;
+    /**
+     * Creates the advisor.
+     *
+     * @param defaultLeaseDuration the lease of methods that set none, such as {@code locktable.lease-duration}; read
+     *     at startup
+     */
+    public LockAnnotationAdvisor(Supplier<Duration> defaultLeaseDuration) {
         this.defaultLeaseDuration = Objects.requireNonNull(defaultLeaseDuration, "defaultLeaseDuration");
-        this.pointcut = new InterceptablePointcut(new AnnotationMethodMatcher(annotation, true), methods);
-        this.interceptor = interceptor.apply(this::runtime);
-        setOrder(ORDER);
+        this.methods = new AnnotatedMethods(defaultLeaseDuration);
+        this.pointcut = new InterceptablePointcut(methods);
+        this.interceptor = new LockAnnotationInterceptor(methods, this::runner, this::runs);
+        setOrder(DEFAULT_ORDER);
     }
 
     /**
-     * Matches the methods that carry the annotation, on the class or inherited, directly or through a composed
+     * Matches the methods that carry either annotation, on the class or inherited, directly or through a composed
      * annotation.
      *
      * @return the pointcut
@@ -84,14 +92,14 @@ abstract class LockAnnotationAdvisor<T, R> extends AbstractPointcutAdvisor
     }
 
     /**
-     * Receives the bean factory, where it finds its runtime bean and the annotated methods.
+     * Receives the bean factory, where it finds the runtime beans and the annotated methods.
      *
      * @param beanFactory the bean factory of the context
      */
     @Override
     public void setBeanFactory(BeanFactory beanFactory) {
         if (!(beanFactory instanceof ConfigurableListableBeanFactory listable)) {
-            throw new IllegalArgumentException(getClass().getSimpleName() + " needs a ConfigurableListableBeanFactory");
+            throw new IllegalArgumentException("LockAnnotationAdvisor needs a ConfigurableListableBeanFactory");
         }
         this.beanFactory = listable;
     }
@@ -107,7 +115,7 @@ abstract class LockAnnotationAdvisor<T, R> extends AbstractPointcutAdvisor
     }
 
     /**
-     * Reads and checks the annotated methods of every bean, and tells the runtime bean their names. Called by the
+     * Reads and checks the annotated methods of every bean, and tells the runtime beans their names. Called by the
      * bean factory once every singleton exists.
      */
     @Override
@@ -117,50 +125,90 @@ abstract class LockAnnotationAdvisor<T, R> extends AbstractPointcutAdvisor
             return;
         }
         defaultLeaseDuration.get(); // checks the property even when no method uses it
-        Map<String, T> byName = scan(factory);
-        R found = runtime();
-        if (found == null) {
-            if (!byName.isEmpty()) {
-                LoggerFactory.getLogger(runtimeType).warn(withoutRuntime(), byName.keySet());
+        Map<String, AnnotatedMethods.Declared> leaderships = new TreeMap<>();
+        TreeSet<String> lockedRuns = new TreeSet<>();
+        methods.scan(factory, declared -> {
+            if (declared.kind() == AnnotatedMethods.Kind.LOCKED_RUN) {
+                lockedRuns.add(declared.name());
+                return;
             }
-            return;
+            AnnotatedMethods.Declared other = leaderships.putIfAbsent(declared.name(), declared);
+            if (other != null && !other.leaseDuration().equals(declared.leaseDuration())) {
+                throw new MethodDeclarationException(
+                        "The leadership '" + declared.name() + "' has two lease durations: " + other.leaseDuration()
+                                + " on " + other.method() + " and " + declared.leaseDuration() + " on "
+                                + declared.method() + ".",
+                        "Give the methods that share a name the same leaseDuration, or different names.");
+            }
+        });
+        LeaderRunner foundRunner = runner();
+        if (foundRunner != null) {
+            leaderships
+                    .values()
+                    .forEach(leadership -> foundRunner.register(leadership.name(), leadership.leaseDuration()));
+        } else if (!leaderships.isEmpty()) {
+            LoggerFactory.getLogger(LeaderRunner.class)
+                    .warn(
+                            "No LeaderRunner: this instance never leads, and every call of the @LeaderOnly methods of"
+                                    + " {} is skipped. Either locktable.leader.enabled=false, or the context has no"
+                                    + " single LockTable (several DynamoDbClient beans, none of them @Primary or"
+                                    + " marked @LockTableDynamoDbClient, or several LockTable beans, none of them"
+                                    + " @Primary)",
+                            leaderships.keySet());
         }
-        byName.values().forEach(declared -> register(found, declared));
+        LockedRuns foundRuns = runs();
+        if (foundRuns != null) {
+            lockedRuns.forEach(foundRuns::register);
+        } else if (!lockedRuns.isEmpty()) {
+            LoggerFactory.getLogger(LockedRuns.class)
+                    .warn(
+                            "No LockedRuns: every call of the @LockedRun methods of {} is skipped, because the context"
+                                    + " has no single LockTable (several DynamoDbClient beans, none of them @Primary"
+                                    + " or marked @LockTableDynamoDbClient, or several LockTable beans, none of them"
+                                    + " @Primary)",
+                            lockedRuns);
+        }
+    }
+
+    /** The leader runner, looked up once it exists: null when the context has none (or several). */
+    private @Nullable LeaderRunner runner() {
+        LeaderRunner found = runner;
+        if (found == null && beanFactory != null) {
+            found = beanFactory.getBeanProvider(LeaderRunner.class).getIfUnique();
+            runner = found;
+        }
+        return found;
+    }
+
+    /** The locked runs, looked up once they exist: null when the context has none (or several). */
+    private @Nullable LockedRuns runs() {
+        LockedRuns found = runs;
+        if (found == null && beanFactory != null) {
+            found = beanFactory.getBeanProvider(LockedRuns.class).getIfUnique();
+            runs = found;
+        }
+        return found;
     }
 
     /**
-     * Reads and checks the annotated methods of every bean of the factory (see {@link AnnotatedMethods#scan}).
-     *
-     * @return the declarations by name, sorted
-     * @throws MethodDeclarationException for a method that cannot work as declared
-     */
-    abstract Map<String, T> scan(ConfigurableListableBeanFactory factory);
-
-    /** Tells the runtime bean of a name found at startup. */
-    abstract void register(R runtime, T declared);
-
-    /** The WARN when the context has no runtime bean, with {@code {}} for the names. */
-    abstract String withoutRuntime();
-
-    /**
-     * Matches the methods that carry the annotation (on the method, inherited, or as a meta-annotation), and refuses
-     * a class with one the proxy cannot intercept (private, static, final) with the starter's description: the
-     * auto-proxy creator asks while it looks at each bean, before {@code @Scheduled}'s post-processor, which would
+     * Matches the methods that carry either annotation (on the method, inherited, or as a meta-annotation), and
+     * refuses a class with one the proxy cannot intercept (private, static, final) with the starter's description:
+     * the auto-proxy creator asks while it looks at each bean, before {@code @Scheduled}'s post-processor, which would
      * otherwise fail first with Spring's message about a method found on the proxy.
      */
     private static final class InterceptablePointcut extends StaticMethodMatcherPointcut {
 
-        private final AnnotationMethodMatcher annotated;
-        private final AnnotatedMethods<?, ?> methods;
+        private final AnnotationMethodMatcher leaderOnly = new AnnotationMethodMatcher(LeaderOnly.class, true);
+        private final AnnotationMethodMatcher lockedRun = new AnnotationMethodMatcher(LockedRun.class, true);
+        private final AnnotatedMethods methods;
 
-        InterceptablePointcut(AnnotationMethodMatcher annotated, AnnotatedMethods<?, ?> methods) {
-            this.annotated = annotated;
+        InterceptablePointcut(AnnotatedMethods methods) {
             this.methods = methods;
         }
 
         @Override
         public boolean matches(Method method, Class<?> targetClass) {
-            if (!annotated.matches(method, targetClass)) {
+            if (!leaderOnly.matches(method, targetClass) && !lockedRun.matches(method, targetClass)) {
                 return false;
             }
             // the auto-proxy creator stops at the first method that matches: check the class's others now too
@@ -170,22 +218,12 @@ abstract class LockAnnotationAdvisor<T, R> extends AbstractPointcutAdvisor
 
         @Override
         public boolean equals(Object other) {
-            return other instanceof InterceptablePointcut pointcut && annotated.equals(pointcut.annotated);
+            return other instanceof InterceptablePointcut;
         }
 
         @Override
         public int hashCode() {
-            return annotated.hashCode();
+            return InterceptablePointcut.class.hashCode();
         }
-    }
-
-    /** The runtime bean, looked up once it exists: null when the context has none (or several). */
-    final R runtime() {
-        R found = runtime;
-        if (found == null && beanFactory != null) {
-            found = beanFactory.getBeanProvider(runtimeType).getIfUnique();
-            runtime = found;
-        }
-        return found;
     }
 }

@@ -1,57 +1,77 @@
 package io.locktable.spring;
 
+import io.locktable.Lease;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 
 /**
- * What the interceptors of {@link LeaderOnly} and {@link LockedRun} share: each call's declaration is read (and
- * checked) first; without the runtime bean (no single lock table) it is skipped; otherwise the runtime bean
- * decides.
- *
- * @param <T> what a method's declaration resolves to
- * @param <R> the runtime bean, such as the {@link LeaderRunner}
+ * Runs or skips a call of a {@link LeaderOnly} or {@link LockedRun} method: its declaration is read (and checked)
+ * first; a {@code @LeaderOnly} call then runs with the lease bound while this instance leads, and a {@code
+ * @LockedRun} call is handed to {@link LockedRuns}. Without the runtime bean (no single lock table) it is skipped.
  */
-abstract class LockAnnotationInterceptor<T, R> implements MethodInterceptor {
+final class LockAnnotationInterceptor implements MethodInterceptor {
 
-    private final AnnotatedMethods<?, T> methods;
-    private final Supplier<R> runtime;
-    private final Logger log;
+    private static final Logger leaderOnlyLog = LoggerFactory.getLogger(LeaderOnly.class);
+    private static final Logger lockedRunLog = LoggerFactory.getLogger(LockedRun.class);
 
-    LockAnnotationInterceptor(AnnotatedMethods<?, T> methods, Supplier<R> runtime, Logger log) {
+    private final AnnotatedMethods methods;
+    private final Supplier<@Nullable LeaderRunner> runner;
+    private final Supplier<@Nullable LockedRuns> runs;
+
+    LockAnnotationInterceptor(
+            AnnotatedMethods methods, Supplier<@Nullable LeaderRunner> runner, Supplier<@Nullable LockedRuns> runs) {
         this.methods = methods;
-        this.runtime = runtime;
-        this.log = log;
+        this.runner = runner;
+        this.runs = runs;
     }
 
     @Override
-    public final Object invoke(MethodInvocation invocation) throws Throwable {
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         Method method = invocation.getMethod();
         Object bean = invocation.getThis();
-        T declared = methods.resolve(method, bean == null ? method.getDeclaringClass() : AopUtils.getTargetClass(bean));
-        R current = runtime.get();
+        AnnotatedMethods.Declared declared =
+                methods.resolve(method, bean == null ? method.getDeclaringClass() : AopUtils.getTargetClass(bean));
+        if (declared.kind() == AnnotatedMethods.Kind.LOCKED_RUN) {
+            LockedRuns current = runs.get();
+            if (current == null) {
+                lockedRunLog.debug("Skipped {}: the context has no single lock table", method);
+                return skipped(method);
+            }
+            return current.call(declared, method, () -> proceed(invocation));
+        }
+        LeaderRunner current = runner.get();
         if (current == null) {
-            log.debug("Skipped {}: the context has no single lock table", method);
+            leaderOnlyLog.debug("Skipped {}: the context has no single lock table", method);
             return skipped(method);
         }
-        return call(current, declared, invocation);
+        LeadershipGate gate = current.register(declared.name(), declared.leaseDuration());
+        Optional<Lease> lease = gate.enter();
+        if (lease.isEmpty()) {
+            leaderOnlyLog.debug("Skipped {}: this instance does not lead '{}'", declared.method(), declared.name());
+            return skipped(method);
+        }
+        try {
+            return lease.get().callAsCurrent(() -> proceed(invocation));
+        } finally {
+            gate.exit();
+        }
     }
 
-    /** Runs or skips a call, given the runtime bean and the method's declaration. */
-    abstract Object call(R runtime, T declared, MethodInvocation invocation) throws Throwable;
-
     /** What a skipped call returns: empty for a method declared to return {@code Optional}, else null. */
-    static Object skipped(Method method) {
+    static @Nullable Object skipped(Method method) {
         return method.getReturnType() == Optional.class ? Optional.empty() : null;
     }
 
     /** Proceeds with a call, for a {@code Callable}: a checked throwable that is not an exception is wrapped. */
-    static Object proceed(MethodInvocation invocation) throws Exception {
+    private static Object proceed(MethodInvocation invocation) throws Exception {
         try {
             return invocation.proceed();
         } catch (Exception | Error e) {

@@ -1,7 +1,6 @@
 package io.locktable.spring;
 
 import java.lang.reflect.Method;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.ExecutableMode;
@@ -9,7 +8,6 @@ import org.springframework.aot.hint.ReflectionHints;
 import org.springframework.beans.factory.aot.BeanRegistrationAotContribution;
 import org.springframework.beans.factory.aot.BeanRegistrationAotProcessor;
 import org.springframework.beans.factory.support.RegisteredBean;
-import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.util.ClassUtils;
 
@@ -23,11 +21,7 @@ final class LockAnnotationsAotProcessor implements BeanRegistrationAotProcessor 
     @Override
     public @Nullable BeanRegistrationAotContribution processAheadOfTime(RegisteredBean registeredBean) {
         Class<?> type = ClassUtils.getUserClass(registeredBean.getBeanClass());
-        Map<Method, MergedAnnotation<?>> methods = new LinkedHashMap<>();
-        methods.putAll(MethodIntrospector.selectMethods(
-                type, (MethodIntrospector.MetadataLookup<MergedAnnotation<?>>) LeaderOnlyMethods::find));
-        methods.putAll(MethodIntrospector.selectMethods(
-                type, (MethodIntrospector.MetadataLookup<MergedAnnotation<?>>) LockedRunMethods::find));
+        Map<Method, MergedAnnotation<?>> methods = AnnotatedMethods.annotated(type);
         if (methods.isEmpty()) {
             return null;
         }

@@ -43,7 +43,7 @@ import org.springframework.core.annotation.AliasFor;
  *
  * <p><b>A lost lease.</b> Holding the lock when the run starts is no promise about its end: a run can lose its lease
  * (a network partition, a pause longer than the lease). The run is told: {@link io.locktable.Lease#current()} ends
- * ({@code isHeld()} false), a {@link LockedRunLostEvent} is published, and with {@link #interruptOnLoss()} its thread
+ * ({@code isHeld()} false), a {@code LOST} {@link LockedRunEvent} is published, and with {@link #interruptOnLoss()} its thread
  * is interrupted. A run that ignores all of these runs on to its end while another instance may take the lock and
  * run the same job: its fenced writes ({@code Lease.heldCheck()}, {@code Lease.transactWrite}) are refused from then
  * on, its end is recorded with outcome {@code lost}, and its release does nothing (it never disturbs the new holder).
@@ -98,7 +98,7 @@ public @interface LockedRun {
      * Whether the thread of a run whose lease is lost (another holder took it, or it ran out) is interrupted, so
      * that work that honours interruption (blocking I/O, {@code Thread.sleep}, {@code BlockingQueue}...) stops at
      * once. The interrupt is cleared when the run ends, so it never reaches the caller's next task. False (the
-     * default): the run is told only through {@link io.locktable.Lease#current()} and the {@link LockedRunLostEvent}.
+     * default): the run is told only through {@link io.locktable.Lease#current()} and the {@code LOST} {@link LockedRunEvent}.
      *
      * @return true to interrupt the run's thread when its lease is lost
      */

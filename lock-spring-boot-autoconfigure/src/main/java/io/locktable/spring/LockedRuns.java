@@ -11,17 +11,16 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
@@ -38,24 +37,24 @@ import org.springframework.context.SmartLifecycle;
  * lockedRuns.skipped("hourly-report"); // calls skipped since startup
  * }</pre>
  *
- * <p><b>A run.</b> On the caller's thread: {@link LockTable#tryAcquire}, then the body with the lease bound as {@link
- * Lease#current()}, then the release, on the same thread, unless the run's {@link LockedRun#minHold()} has not
- * passed: the lease is then released from this component's timer thread {@code locktable-run-hold} once it has, and
- * renews itself until then. The caller never waits for a hold.
+ * <p><b>A run</b> is lock-core's {@link LockTable#runLocked}: on the caller's thread, the lock is taken with {@code
+ * tryAcquire}, the body runs with the lease bound as {@link Lease#current()}, and the lease is released when it
+ * ends, but not before the run's {@link LockedRun#minHold()}: the lock table then keeps it, renewed, and releases it
+ * from its own timer (or when it closes, with the context). The caller never waits for a hold.
  *
  * <p><b>Losses.</b> The lock table ends a lease it loses on its own event thread; this component then interrupts the
  * run's thread when the method asks for it ({@link LockedRun#interruptOnLoss()}), and publishes a {@link
- * LockedRunLostEvent}. An interrupt it caused is cleared when the run ends, so it never reaches the caller's next
- * task.
+ * LockedRunEvent} of kind {@code LOST}. An interrupt it caused is cleared when the run ends, so it never reaches the
+ * caller's next task.
  *
- * <p><b>Events.</b> {@link LockedRunStartedEvent}, {@link LockedRunLostEvent}, {@link LockedRunEndedEvent} and
- * {@link LockedRunSkippedEvent}, delivered in order on the thread {@code locktable-run-events}, never on a run's
- * thread.
+ * <p><b>Events.</b> {@link LockedRunEvent}s of the kinds {@code STARTED}, {@code LOST}, {@code ENDED} and {@code
+ * SKIPPED}, delivered in order on the thread {@code locktable-events}, never on a run's thread.
  *
  * <p><b>Lifecycle.</b> A {@link SmartLifecycle} of the phase {@link LeaderRunner#PHASE}: it stops after the task
  * schedulers, which let their calls in flight finish. Then it starts no new run (calls are skipped with {@link
- * LockedRunSkippedEvent.Reason#STOPPED}), waits for the runs still in flight (at most the shutdown timeout), and
- * releases at once the locks kept for their minimum hold: a {@code minHold} does not outlast the application.
+ * LockedRunEvent.SkipReason#STOPPED}) and waits for the runs still in flight (at most the shutdown timeout). The
+ * locks kept for their minimum hold are released when the lock table closes, with the context: a {@code minHold}
+ * does not outlast the application.
  *
  * <p>Thread-safe.
  */
@@ -66,11 +65,13 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
 
     private final LockTable locks;
     private final Duration shutdownTimeout;
-    private final EventThread events = new EventThread(this, "locktable-run-events");
+    private final EventThread events = new EventThread(this);
     private final ConcurrentSkipListMap<String, PerName> names = new ConcurrentSkipListMap<>();
     private final Set<Run> running = ConcurrentHashMap.newKeySet();
-    private final Object idle = new Object();
-    private volatile ScheduledThreadPoolExecutor holds = newHolds();
+    private final ReentrantLock lifecycle = new ReentrantLock();
+    /** Signalled, under {@link #lifecycle}, when a run ends. */
+    private final Condition runEnded = lifecycle.newCondition();
+
     private volatile boolean accepting = true;
     private volatile boolean started;
 
@@ -100,18 +101,6 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         events.start();
     }
 
-    /** The timer of the holds: one daemon thread, created at the first hold. */
-    private static ScheduledThreadPoolExecutor newHolds() {
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, task -> {
-            Thread thread = new Thread(task, "locktable-run-hold");
-            thread.setDaemon(true);
-            return thread;
-        });
-        timer.setRemoveOnCancelPolicy(true);
-        timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        return timer;
-    }
-
     /**
      * The runs whose body runs now on this instance. Runs that ended and keep their lock for their minimum hold are
      * not among them; their leases are among the lock table's {@link LockTable#heldLeases()}.
@@ -121,7 +110,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     public List<LockedRunStatus> running() {
         List<LockedRunStatus> all = new ArrayList<>();
         for (Run run : running) {
-            all.add(new LockedRunStatus(run.name(), run.lease.fencingToken(), run.startedAt));
+            all.add(new LockedRunStatus(run.name(), run.lease().fencingToken(), run.startedAt));
         }
         all.sort(Comparator.comparing(LockedRunStatus::name).thenComparing(LockedRunStatus::startedAt));
         return all;
@@ -163,115 +152,91 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     }
 
     /**
-     * Runs one call: takes the lock, runs the body with the lease bound, releases (or holds) the lock. Returns what
-     * the body returned, or what a skipped call returns.
+     * Runs one call through {@link LockTable#runLocked}, and tells how it went. Returns what the body returned, or
+     * what a skipped call returns.
      */
-    Object call(LockedRunMethods.Target target, Method method, Callable<Object> body) throws Exception {
+    @Nullable
+    Object call(AnnotatedMethods.Declared target, Method method, Callable<Object> body) throws Exception {
         PerName perName = names.computeIfAbsent(target.name(), n -> new PerName());
         if (!accepting) {
-            return skip(target, method, perName, LockedRunSkippedEvent.Reason.STOPPED);
+            return skip(target, method, perName, LockedRunEvent.SkipReason.STOPPED);
         }
-        Optional<Lease> acquired;
-        try {
-            acquired = locks.tryAcquire(target.name(), target.leaseDuration());
-        } catch (RuntimeException e) {
-            perName.failed(target, locks.tableName(), e);
-            return skip(target, method, perName, LockedRunSkippedEvent.Reason.ERROR);
-        }
-        perName.answered(target);
-        if (acquired.isEmpty()) {
-            return skip(target, method, perName, LockedRunSkippedEvent.Reason.BUSY);
-        }
-        Lease lease = acquired.get();
-        if (!lease.isHeld()) {
-            log.debug("Skipped {}: the acquire of '{}' was answered after a whole lease", target.method(), lease);
-            lease.release(); // writes nothing for a lease that ended
-            return skip(target, method, perName, LockedRunSkippedEvent.Reason.ERROR);
-        }
-        Run run = new Run(target, lease, Thread.currentThread());
-        running.add(run);
-        events.publish(new LockedRunStartedEvent(this, target.name(), lease));
-        lease.whenEnded().thenAccept(run::leaseEnded);
+        Run run = new Run(target, perName, Thread.currentThread());
         Throwable failure = null;
         try {
-            return lease.callAsCurrent(body);
+            if (locks.runLocked(target.name(), target.leaseDuration(), target.minHold(), () -> run.call(body))
+                    .isEmpty()) {
+                perName.answered(target);
+                return skip(target, method, perName, LockedRunEvent.SkipReason.BUSY);
+            }
+        } catch (RuntimeException e) {
+            if (!run.started) { // the acquire failed: the body never ran
+                perName.failed(target, locks.tableName(), e);
+                return skip(target, method, perName, LockedRunEvent.SkipReason.ERROR);
+            }
+            failure = e;
+            throw e;
         } catch (Exception | Error e) {
             failure = e;
             throw e;
         } finally {
-            finish(run, failure);
+            if (run.started) {
+                ended(run, failure); // after runLocked released the lease, or left it to its minHold
+            }
         }
+        if (!run.started) {
+            log.debug("Skipped {}: the acquire of '{}' was answered after a whole lease", target.method(), run.lease());
+            return skip(target, method, perName, LockedRunEvent.SkipReason.ERROR);
+        }
+        return run.result;
     }
 
-    private Object skip(
-            LockedRunMethods.Target target, Method method, PerName perName, LockedRunSkippedEvent.Reason reason) {
+    private @Nullable Object skip(
+            AnnotatedMethods.Declared target, Method method, PerName perName, LockedRunEvent.SkipReason reason) {
         perName.skipped.increment();
         log.debug("Skipped {}: {}", target.method(), reason);
-        events.publish(new LockedRunSkippedEvent(this, target.name(), reason));
+        events.publish(LockedRunEvent.skipped(this, target.name(), reason));
         return LockAnnotationInterceptor.skipped(method);
     }
 
-    /** After the body: ends the run, tells how it went, and releases the lock now or at the end of its hold. */
-    private void finish(Run run, Throwable failure) {
-        boolean lost = run.finish();
-        Duration took = Duration.ofNanos(System.nanoTime() - run.startedNanos);
-        running.remove(run);
-        synchronized (idle) {
-            idle.notifyAll();
-        }
-        if (!lost) {
-            long holdLeft = run.target.minHold().toNanos() - (System.nanoTime() - run.startedNanos);
-            if (holdLeft > 0 && holdUntilLater(run.lease, holdLeft)) {
-                log.debug("{}: keeps '{}' for {} ms more", run.target.method(), run.name(), holdLeft / 1_000_000);
-            } else {
-                run.lease.release();
-            }
-        }
-        LockedRunEndedEvent.Outcome outcome = lost
-                ? LockedRunEndedEvent.Outcome.LOST
-                : failure != null ? LockedRunEndedEvent.Outcome.FAILED : LockedRunEndedEvent.Outcome.COMPLETED;
-        events.publish(new LockedRunEndedEvent(this, run.name(), run.lease, outcome, took, failure));
+    private void ended(Run run, @Nullable Throwable failure) {
+        LockedRunEvent.Outcome outcome = run.lost
+                ? LockedRunEvent.Outcome.LOST
+                : failure != null ? LockedRunEvent.Outcome.FAILED : LockedRunEvent.Outcome.COMPLETED;
+        events.publish(LockedRunEvent.ended(this, run.name(), run.lease(), outcome, run.took, failure));
     }
 
-    /** Releases a lease from the timer thread later; false when the timer is stopped (the caller releases now). */
-    private boolean holdUntilLater(Lease lease, long nanos) {
-        try {
-            holds.schedule(lease::release, nanos, TimeUnit.NANOSECONDS);
-            return true;
-        } catch (RejectedExecutionException e) {
-            return false;
-        }
-    }
-
-    /** Starts admitting runs again after a stop, and the event thread. Called by the application context. */
+    /** Starts admitting runs again after a stop, and the events. Called by the application context. */
     @Override
-    public synchronized void start() {
-        if (holds.isShutdown()) {
-            holds = newHolds();
+    public void start() {
+        lifecycle.lock();
+        try {
+            events.start();
+            accepting = true;
+            started = true;
+        } finally {
+            lifecycle.unlock();
         }
-        events.start();
-        accepting = true;
-        started = true;
     }
 
     /**
-     * Starts no new run, waits for the runs in flight (at most the shutdown timeout), releases the locks kept for
-     * their minimum hold, and delivers the events published so far. Called by the application context.
+     * Starts no new run, waits for the runs in flight (at most the shutdown timeout), and delivers the events
+     * published so far. Called by the application context.
      */
     @Override
-    public synchronized void stop() {
-        accepting = false;
-        started = false;
-        long deadline = System.nanoTime() + shutdownTimeout.toNanos();
-        synchronized (idle) {
-            while (!running.isEmpty() && deadline - System.nanoTime() > 0) {
-                try {
-                    idle.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
+    public void stop() {
+        lifecycle.lock();
+        try {
+            accepting = false;
+            started = false;
+            long left = shutdownTimeout.toNanos();
+            while (!running.isEmpty() && left > 0) {
+                left = runEnded.awaitNanos(left);
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lifecycle.unlock();
         }
         if (!running.isEmpty()) {
             log.warn(
@@ -280,13 +245,6 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                     running.size(),
                     shutdownTimeout);
         }
-        List<Runnable> held = holds.shutdownNow();
-        if (!held.isEmpty()) {
-            log.info(
-                    "Releasing {} @LockedRun locks before the end of their minHold: the application stops",
-                    held.size());
-        }
-        held.forEach(Runnable::run);
         events.stop(EVENTS_FLUSH);
     }
 
@@ -335,7 +293,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
          * exception of an unreachable endpoint carries a stack with a suppressed exception per attempt, hundreds of
          * lines), its stack at DEBUG; the later ones of the row at DEBUG.
          */
-        void failed(LockedRunMethods.Target target, String table, RuntimeException error) {
+        void failed(AnnotatedMethods.Declared target, String table, RuntimeException error) {
             if (failuresInRow.incrementAndGet() == 1) {
                 log.warn(
                         "@LockedRun '{}' ({}): could not take the lock in table '{}', the call is skipped: {}. Check"
@@ -360,7 +318,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             return error.toString().replaceAll("\\s*\\R\\s*", " ");
         }
 
-        void answered(LockedRunMethods.Target target) {
+        void answered(AnnotatedMethods.Declared target) {
             int failures = failuresInRow.getAndSet(0);
             if (failures > 0) {
                 log.info(
@@ -371,25 +329,68 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         }
     }
 
-    /** A run whose body runs: the lease, the thread, and whether its lease was lost and its thread interrupted. */
+    /**
+     * A run: on the caller's thread inside {@link LockTable#runLocked}, its lease, its body's result, and whether its
+     * lease was lost and its thread interrupted.
+     */
     private final class Run {
-        final LockedRunMethods.Target target;
-        final Lease lease;
+        final AnnotatedMethods.Declared target;
+        final PerName perName;
         final Thread thread;
         final Instant startedAt = Instant.now();
         final long startedNanos = System.nanoTime();
+        private @Nullable Lease lease;
+        /** Whether the body started; false when the lease ended before the acquire was answered. */
+        volatile boolean started;
+
+        @Nullable
+        Object result;
+
+        Duration took = Duration.ZERO;
         private boolean finished; // guarded by this
-        private boolean lost; // guarded by this
+        private volatile boolean lost; // written under this
         private boolean interrupted; // guarded by this
 
-        Run(LockedRunMethods.Target target, Lease lease, Thread thread) {
+        Run(AnnotatedMethods.Declared target, PerName perName, Thread thread) {
             this.target = target;
-            this.lease = lease;
+            this.perName = perName;
             this.thread = thread;
         }
 
         String name() {
             return target.name();
+        }
+
+        Lease lease() {
+            return Objects.requireNonNull(lease, "lease");
+        }
+
+        /** The work given to {@code runLocked}: the body, with the lease bound. */
+        Run call(Callable<Object> body) throws Exception {
+            Lease bound = Lease.current().orElseThrow();
+            lease = bound;
+            perName.answered(target);
+            if (!bound.isHeld()) {
+                return this; // answered after a whole lease: skipped, and runLocked's release writes nothing
+            }
+            started = true;
+            running.add(this);
+            events.publish(LockedRunEvent.started(LockedRuns.this, name(), bound));
+            bound.whenEnded().thenAccept(this::leaseEnded);
+            try {
+                result = body.call();
+                return this;
+            } finally {
+                finish();
+                took = Duration.ofNanos(System.nanoTime() - startedNanos);
+                running.remove(this);
+                lifecycle.lock();
+                try {
+                    runEnded.signalAll();
+                } finally {
+                    lifecycle.unlock();
+                }
+            }
         }
 
         /** On the lock table's event thread for a loss, on the run's thread for a release of its own. */
@@ -408,7 +409,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                     target.method(),
                     end,
                     target.interruptOnLoss() ? "; interrupting it" : "");
-            events.publish(new LockedRunLostEvent(LockedRuns.this, target.name(), lease, end));
+            events.publish(LockedRunEvent.lost(LockedRuns.this, target.name(), lease(), end));
             if (target.interruptOnLoss() && !finished) {
                 interrupted = true;
                 thread.interrupt();
@@ -416,18 +417,18 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         }
 
         /**
-         * Marks the run finished, on its thread; returns whether its lease was lost while it ran. A lease that ended
+         * Marks the run finished, on its thread, before {@code runLocked} releases the lease. A lease that ended
          * before its loss was heard (it ran out, and the table's event has not come yet) counts as lost now.
          */
-        synchronized boolean finish() {
+        private synchronized void finish() {
             finished = true;
-            if (!lost && !lease.isHeld() && lease.end().orElse(LeaseEnd.EXPIRED) != LeaseEnd.RELEASED) {
-                lost(lease.end().orElse(LeaseEnd.EXPIRED));
+            Lease held = lease();
+            if (!lost && !held.isHeld() && held.end().orElse(LeaseEnd.EXPIRED) != LeaseEnd.RELEASED) {
+                lost(held.end().orElse(LeaseEnd.EXPIRED));
             }
             if (interrupted) {
                 Thread.interrupted(); // the interrupt was ours: it must not reach the caller's next task
             }
-            return lost;
         }
     }
 }

@@ -148,7 +148,7 @@ class LeaderOnlyClusterTest {
                 .containsExactly(tuple("granted", true), tuple("revoked", false));
         assertThat(leader.events().entries)
                 .extracting(ClusterMember.EventLog.Entry::thread)
-                .containsOnly("locktable-leadership-events");
+                .containsOnly("locktable-events");
         await().atMost(MARGIN).until(() -> next.events().types().equals(List.of("granted")));
         assertThat(next.events().entries.get(0).leaderInside()).isTrue();
     }

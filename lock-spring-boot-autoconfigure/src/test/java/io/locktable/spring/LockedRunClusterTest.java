@@ -112,7 +112,9 @@ class LockedRunClusterTest {
         // every tick of both instances in the window either ran or was skipped as busy: one of two ran
         long busy = logA.skippedBetween(from, to) + logB.skippedBetween(from, to);
         assertThat(runs.size() + busy).as("ticks of both instances").isBetween(2 * periods - 3, 2 * periods + 3);
-        assertThat(logA.ended).as("ended events").allMatch(e -> e.outcome() == LockedRunEndedEvent.Outcome.COMPLETED);
+        assertThat(logA.ended)
+                .as("ended events")
+                .allMatch(e -> e.outcome().orElseThrow() == LockedRunEvent.Outcome.COMPLETED);
     }
 
     @Test
@@ -205,42 +207,37 @@ class LockedRunClusterTest {
         RunLog log = a.bean(RunLog.class);
         await().atMost(MARGIN).until(() -> !log.ended.isEmpty());
         assertThat(log.types()).containsSubsequence("started", "lost", "ended");
-        assertThat(log.lost.get(0).reason()).isIn(LeaseEnd.EXPIRED, LeaseEnd.LOST);
-        assertThat(log.ended.get(0).outcome()).isEqualTo(LockedRunEndedEvent.Outcome.LOST);
+        assertThat(log.lost.get(0).leaseEnd().orElseThrow()).isIn(LeaseEnd.EXPIRED, LeaseEnd.LOST);
+        assertThat(log.ended.get(0).outcome()).contains(LockedRunEvent.Outcome.LOST);
     }
 
     /** What a member's runs did and which run events it received. */
     public static class RunLog {
         record Run(String holder, long fencingToken, long startNanos, long endNanos, boolean heldAtEnd) {}
 
-        record Skip(long nanos, LockedRunSkippedEvent.Reason reason) {}
+        record Skip(long nanos, LockedRunEvent.SkipReason reason) {}
 
         final List<Run> runs = new CopyOnWriteArrayList<>();
         final List<Skip> skips = new CopyOnWriteArrayList<>();
         final List<String> events = new CopyOnWriteArrayList<>();
-        final List<LockedRunLostEvent> lost = new CopyOnWriteArrayList<>();
-        final List<LockedRunEndedEvent> ended = new CopyOnWriteArrayList<>();
+        final List<LockedRunEvent> lost = new CopyOnWriteArrayList<>();
+        final List<LockedRunEvent> ended = new CopyOnWriteArrayList<>();
 
         @EventListener
-        public void started(LockedRunStartedEvent event) {
-            events.add("started");
-        }
-
-        @EventListener
-        public void skipped(LockedRunSkippedEvent event) {
-            skips.add(new Skip(System.nanoTime(), event.reason()));
-        }
-
-        @EventListener
-        public void lost(LockedRunLostEvent event) {
-            events.add("lost");
-            lost.add(event);
-        }
-
-        @EventListener
-        public void ended(LockedRunEndedEvent event) {
-            events.add("ended");
-            ended.add(event);
+        public void on(LockedRunEvent event) {
+            switch (event.kind()) {
+                case STARTED -> events.add("started");
+                case SKIPPED ->
+                    skips.add(new Skip(System.nanoTime(), event.skipReason().orElseThrow()));
+                case LOST -> {
+                    events.add("lost");
+                    lost.add(event);
+                }
+                case ENDED -> {
+                    events.add("ended");
+                    ended.add(event);
+                }
+            }
         }
 
         List<String> types() {
@@ -249,7 +246,7 @@ class LockedRunClusterTest {
 
         long skippedBetween(long from, long to) {
             return skips.stream()
-                    .filter(s -> s.reason() == LockedRunSkippedEvent.Reason.BUSY)
+                    .filter(s -> s.reason() == LockedRunEvent.SkipReason.BUSY)
                     .filter(s -> s.nanos() >= from && s.nanos() <= to)
                     .count();
         }

@@ -5,7 +5,7 @@ import io.locktable.Lease;
 import io.locktable.LeaseEnd;
 import io.locktable.LockTable;
 import io.locktable.spring.LeaderRunner;
-import io.locktable.spring.LockedRunEndedEvent;
+import io.locktable.spring.LockedRunEvent;
 import io.locktable.spring.LockedRuns;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -148,16 +148,16 @@ final class LockMeters {
     }
 
     /** Times the body of a run of this binder's {@code LockedRuns}; runs of another context are not its own. */
-    void runEnded(LockedRunEndedEvent event) {
-        if (runs == null || event.getSource() != runs) {
+    void runEnded(LockedRunEvent event) {
+        if (runs == null || event.getSource() != runs || event.kind() != LockedRunEvent.Kind.ENDED) {
             return;
         }
         Timer.builder("locktable.run")
                 .description("Bodies of @LockedRun runs, from start to end")
                 .tag("lock", tag(event.name()))
-                .tag("outcome", event.outcome().name().toLowerCase(Locale.ROOT))
+                .tag("outcome", event.outcome().orElseThrow().name().toLowerCase(Locale.ROOT))
                 .register(registry)
-                .record(event.duration());
+                .record(event.duration().orElseThrow());
     }
 
     void renewal(Lease lease, boolean success) {

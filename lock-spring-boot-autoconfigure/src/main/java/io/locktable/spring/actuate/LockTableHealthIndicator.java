@@ -16,18 +16,14 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
-import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
  * The {@code locktable} health indicator: DOWN when requests to the lock table have been failing (the table cannot
@@ -36,17 +32,19 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * The details name the table and the leaderships this instance leads; errors are shown by their message, never a
  * stack trace.
  *
- * <p>It learns of requests as a {@link LockTableListener} (the auto-configured lock table calls every listener
- * bean). When no request was seen for the probe interval (an instance that holds no lease and leads nothing), a
- * health check asks the table with one {@code DescribeTable} ({@link LockTable#verify()}) on a thread of its own
- * ({@code locktable-health}): the check waits for it at most the timeout, concurrent checks share one request, and
- * the answer stands for the probe interval. No check ever blocks a request thread for longer than the timeout.
+ * <p>Its state is what it hears as a {@link LockTableListener} (the auto-configured lock table calls every listener
+ * bean): the outcome of the last request. Only when no request was heard for the probe interval (an instance that
+ * holds no lease and leads nothing) does a health check ask the table itself, with one {@code DescribeTable} ({@link
+ * LockTable#verify()}) on a short-lived thread {@code locktable-health}: the check waits for it at most the timeout,
+ * concurrent checks share one request, and its outcome counts as the last request's. No check blocks a request
+ * thread for longer than the timeout. Spring Boot's health endpoint caches responses on its own ({@code
+ * management.endpoint.health.cache.time-to-live}).
  *
  * <p>Spring Boot's liveness group holds only {@code livenessState} by default, so this indicator stays out of it:
  * a lock table outage should not restart the application. Thread-safe.
  */
-public final class LockTableHealthIndicator
-        implements HealthIndicator, LockTableListener, SmartInitializingSingleton, DisposableBean {
+public final class LockTableHealthIndicator extends AbstractHealthIndicator
+        implements LockTableListener, SmartInitializingSingleton {
 
     /** The default time a request's or a probe's outcome stands before a health check asks the table again. */
     public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(10);
@@ -68,11 +66,11 @@ public final class LockTableHealthIndicator
     private final Clock clock;
     private final Map<String, Instant> leaderSuccesses = new ConcurrentHashMap<>();
     private final Map<String, Instant> leaderFailingSince = new ConcurrentHashMap<>();
-    private final AtomicReference<Instant> tableFailingSince = new AtomicReference<>();
-    private final AtomicReference<CompletableFuture<Outcome>> probing = new AtomicReference<>();
-    private final ThreadPoolExecutor prober;
-    private volatile @Nullable Outcome lastRequest;
-    private volatile @Nullable Outcome lastProbe;
+    private final AtomicReference<@Nullable Instant> tableFailingSince = new AtomicReference<>();
+    /** The outcome of the last request heard, or of the last DescribeTable of a health check. */
+    private final AtomicReference<@Nullable Outcome> last = new AtomicReference<>();
+
+    private final AtomicReference<@Nullable CompletableFuture<Outcome>> probing = new AtomicReference<>();
     private volatile @Nullable LeaderRunner resolvedRunner;
     private volatile boolean resolved;
 
@@ -113,35 +111,32 @@ public final class LockTableHealthIndicator
             Duration timeout,
             Duration downAfter,
             Clock clock) {
+        super(error -> "The lock table's health check failed: " + describe(error));
         this.locks = Objects.requireNonNull(locks, "locks");
         this.runner = Objects.requireNonNull(runner, "runner");
         this.probeInterval = Objects.requireNonNull(probeInterval, "probeInterval");
         this.timeout = Objects.requireNonNull(timeout, "timeout");
         this.downAfter = Objects.requireNonNull(downAfter, "downAfter");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.prober = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES, new LinkedBlockingQueue<>(), task -> {
-            Thread thread = new Thread(task, "locktable-health");
-            thread.setDaemon(true);
-            return thread;
-        });
-        prober.allowCoreThreadTimeOut(true);
     }
 
     /**
-     * Checks the lock table: from the last request seen, or with one {@code DescribeTable} (waited for at most the
-     * timeout) when none was seen for the probe interval.
+     * Checks the lock table: from the last request heard, or with one {@code DescribeTable} (waited for at most the
+     * timeout) when none was heard for the probe interval. UP or DOWN, with the table, the names this instance leads
+     * and, while failing, the error.
      *
-     * @return UP or DOWN, with the table, the names this instance leads and, while failing, the error
+     * @param health the builder of the health
      */
     @Override
-    public Health health() {
+    protected void doHealthCheck(Health.Builder health) {
         LockTable table = locks.get();
         if (table == null) {
-            return Health.unknown().withDetail("error", "no lock table").build();
+            health.unknown().withDetail("error", "no lock table");
+            return;
         }
         LeaderRunner leaders = runner();
-        Outcome outcome = latest();
-        if (outcome == null || isStale(outcome)) {
+        Outcome outcome = last.get();
+        if (outcome == null || outcome.at().plus(probeInterval).isBefore(clock.instant())) {
             outcome = probe(table);
         }
         Instant now = clock.instant();
@@ -153,8 +148,9 @@ public final class LockTableHealthIndicator
         }
         Instant tableSince = tableFailingSince.get();
         boolean tableDown = !outcome.succeeded() && tableSince != null && hasLasted(tableSince, now);
-        Health.Builder health = tableDown || leadershipDown ? Health.down() : Health.up();
-        health.withDetail("table", table.tableName()).withDetail("leading", leading(leaders));
+        (tableDown || leadershipDown ? health.down() : health.up())
+                .withDetail("table", table.tableName())
+                .withDetail("leading", leading(leaders));
         if (!outcome.succeeded()) {
             health.withDetail("error", outcome.error()).withDetail("errorAt", Iso.instant(outcome.at()));
             if (tableSince != null) {
@@ -164,19 +160,12 @@ public final class LockTableHealthIndicator
         if (!failing.isEmpty()) {
             health.withDetail("failingLeaderships", failing);
         }
-        return health.build();
     }
 
     /** Resolves the leader runner once every singleton of the context exists; called by the context. */
     @Override
     public void afterSingletonsInstantiated() {
         runner();
-    }
-
-    /** Stops the probe's thread; called by the context when it closes. */
-    @Override
-    public void destroy() {
-        prober.shutdownNow();
     }
 
     /**
@@ -188,7 +177,6 @@ public final class LockTableHealthIndicator
     public void onRequestSucceeded(String name) {
         Instant now = clock.instant();
         record(new Outcome(now, null));
-        lastRequest = new Outcome(now, null);
         LeaderRunner leaders = resolved ? resolvedRunner : null;
         if (leaders != null && leaders.status(name).isPresent()) {
             leaderSuccesses.put(name, now);
@@ -204,9 +192,7 @@ public final class LockTableHealthIndicator
      */
     @Override
     public void onRequestFailed(String name, Exception error) {
-        Outcome failed = new Outcome(clock.instant(), describe(error));
-        record(failed);
-        lastRequest = failed;
+        record(new Outcome(clock.instant(), describe(error)));
     }
 
     /**
@@ -229,16 +215,20 @@ public final class LockTableHealthIndicator
         return resolvedRunner;
     }
 
-    private boolean isStale(Outcome outcome) {
-        return outcome.at().plus(probeInterval).isBefore(clock.instant());
-    }
-
     private boolean hasLasted(Instant since, Instant now) {
         return !since.plus(downAfter).isAfter(now);
     }
 
-    /** A success ends a failure; the first failure after a success starts one. */
+    /**
+     * Notes an outcome, unless a later one was noted already (a DescribeTable answered late): a success ends a
+     * failure; the first failure after a success starts one.
+     */
     private void record(Outcome outcome) {
+        if (last.accumulateAndGet(
+                        outcome, (before, now) -> before == null || !now.at().isBefore(before.at()) ? now : before)
+                != outcome) {
+            return;
+        }
         if (outcome.succeeded()) {
             tableFailingSince.set(null);
         } else {
@@ -246,26 +236,15 @@ public final class LockTableHealthIndicator
         }
     }
 
-    private Outcome latest() {
-        Outcome request = lastRequest;
-        Outcome probe = lastProbe;
-        if (request == null) {
-            return probe;
-        }
-        return probe == null || request.at().isAfter(probe.at()) ? request : probe;
-    }
-
-    /** Asks the table on the probe's thread, one request at a time, and waits at most the timeout. */
+    /** Asks the table on a thread of its own, one request at a time, and waits at most the timeout. */
     private Outcome probe(LockTable table) {
         CompletableFuture<Outcome> running = probing.get();
         if (running == null || running.isDone()) {
             CompletableFuture<Outcome> fresh = new CompletableFuture<>();
             if (probing.compareAndSet(running, fresh)) {
-                try {
-                    prober.execute(() -> fresh.complete(verify(table)));
-                } catch (RejectedExecutionException e) {
-                    fresh.complete(new Outcome(clock.instant(), "the health check is closed"));
-                }
+                Thread thread = new Thread(() -> fresh.complete(verify(table)), "locktable-health");
+                thread.setDaemon(true);
+                thread.start();
             }
             running = probing.get();
         }
@@ -274,7 +253,6 @@ public final class LockTableHealthIndicator
         } catch (TimeoutException e) {
             Outcome late = new Outcome(clock.instant(), "DescribeTable did not answer within " + timeout);
             record(late);
-            lastProbe = late;
             return late;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -293,7 +271,6 @@ public final class LockTableHealthIndicator
             outcome = new Outcome(clock.instant(), describe(e));
         }
         record(outcome);
-        lastProbe = outcome;
         return outcome;
     }
 
@@ -346,7 +323,7 @@ public final class LockTableHealthIndicator
     }
 
     /** What a request or a probe found: success when the error is null. */
-    private record Outcome(Instant at, String error) {
+    private record Outcome(Instant at, @Nullable String error) {
         boolean succeeded() {
             return error == null;
         }
@@ -354,6 +331,6 @@ public final class LockTableHealthIndicator
 
     @Override
     public String toString() {
-        return "LockTableHealthIndicator[" + latest() + "]";
+        return "LockTableHealthIndicator[" + last.get() + "]";
     }
 }

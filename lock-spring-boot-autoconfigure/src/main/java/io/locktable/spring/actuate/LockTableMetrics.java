@@ -9,7 +9,7 @@ import io.locktable.LockTableListener;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.LockedRun;
-import io.locktable.spring.LockedRunEndedEvent;
+import io.locktable.spring.LockedRunEvent;
 import io.locktable.spring.LockedRuns;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -53,12 +53,11 @@ import org.springframework.context.ApplicationListener;
  * the number of series bounded. The loss and renewal counters of every such tag exist from the start, at zero.
  *
  * <p>The values come from the lock table's events, which reach this binder as a {@link LockTableListener} (the
- * auto-configured lock table calls every listener bean), from the {@link LockedRunEndedEvent}s of its {@link
+ * auto-configured lock table calls every listener bean), from the {@code ENDED} {@link LockedRunEvent}s of its {@link
  * LockedRuns} (it is an application listener), and from the leader runner, the runs and the lock table's memory;
  * nothing is read from DynamoDB for a scrape. Thread-safe.
  */
-public final class LockTableMetrics
-        implements MeterBinder, LockTableListener, ApplicationListener<LockedRunEndedEvent> {
+public final class LockTableMetrics implements MeterBinder, LockTableListener, ApplicationListener<LockedRunEvent> {
 
     /** The {@code lock} tag of every lock that is not a name of the leader runner. */
     public static final String OTHER = "other";
@@ -113,10 +112,10 @@ public final class LockTableMetrics
     /**
      * Times the body of a {@link LockedRun} run of this binder's {@link LockedRuns} in {@code locktable.run}.
      *
-     * @param event the end of the run
+     * @param event an event of a run: its {@link LockedRunEvent.Kind#ENDED} is timed
      */
     @Override
-    public void onApplicationEvent(LockedRunEndedEvent event) {
+    public void onApplicationEvent(LockedRunEvent event) {
         each(m -> m.runEnded(event));
     }
 

@@ -6,9 +6,9 @@ import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * Makes sure the context has an auto-proxy creator for the {@code @LeaderOnly} advisor, as {@code
- * @EnableTransactionManagement} does for transactions: it registers Spring's infrastructure one only when there is
- * none, and a more capable one (Boot's AOP auto-configuration, AspectJ's) takes its place. It leaves the choice
+ * Makes sure the context has an auto-proxy creator for the advisor of {@code @LeaderOnly} and {@code @LockedRun}, as
+ * {@code @EnableTransactionManagement} does for transactions: it registers Spring's infrastructure one only when there
+ * is none, and a more capable one (Boot's AOP auto-configuration, AspectJ's) takes its place. It leaves the choice
  * between interface-based and class-based proxies to the application ({@code spring.aop.proxy-target-class}).
  */
 final class AutoProxyCreatorRegistrar implements ImportBeanDefinitionRegistrar {

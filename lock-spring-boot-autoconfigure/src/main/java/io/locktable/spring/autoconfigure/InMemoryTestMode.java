@@ -16,7 +16,7 @@ import org.springframework.util.ClassUtils;
  * The test mode {@code locktable.test.in-memory=true} (first named {@code locktable.test.lead-everything=true},
  * which means the same): the starter builds its {@link LockTable} with {@link LockTable#inMemory}, so the locks live
  * in the JVM's memory and an application's tests start without any engine, while everything else (the leader
- * runner, the locked runs, the advisors, the endpoint, the meters) works as in production over that table. The
+ * runner, the locked runs, the advisor, the endpoint, the meters) works as in production over that table. The
  * {@code DynamoDbClient} is still built when the context has none, as the application's own beans inject it;
  * building it sends no request.
  *

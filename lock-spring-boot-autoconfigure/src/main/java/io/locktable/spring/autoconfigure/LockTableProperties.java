@@ -17,7 +17,8 @@ import org.springframework.boot.convert.DurationUnit;
  * locktable.lease-duration=30s
  * </pre>
  *
- * <p>Invalid values stop startup with a description that names the property and what to change.
+ * <p>Invalid values stop startup with a description that names the property and what to change. As in Spring Boot's
+ * own modules, each property is documented on its field (the metadata's description), not on its accessors.
  */
 @ConfigurationProperties("locktable")
 public final class LockTableProperties {
@@ -61,172 +62,86 @@ public final class LockTableProperties {
      */
     private boolean createTable = false;
 
+    /** The time to live of the lock items. */
     private final TimeToLive timeToLive = new TimeToLive();
 
+    /** The leader runner behind @LeaderOnly. */
     private final Leader leader = new Leader();
 
+    /** The DynamoDB client built when the context has none. */
     private final Dynamodb dynamodb = new Dynamodb();
 
+    /** The locktable health indicator. */
     private final Health health = new Health();
 
-    /**
-     * Whether the starter configures anything.
-     *
-     * @return true unless switched off
-     */
     public boolean isEnabled() {
         return enabled;
     }
 
-    /**
-     * Sets whether the starter configures anything.
-     *
-     * @param enabled false to contribute no bean
-     */
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
     }
 
-    /**
-     * The table that holds the locks.
-     *
-     * @return the table name, or null when not set
-     */
     public String getTableName() {
         return tableName;
     }
 
-    /**
-     * Sets the table that holds the locks.
-     *
-     * @param tableName the table name
-     */
     public void setTableName(String tableName) {
         this.tableName = tableName;
     }
 
-    /**
-     * The name of the partition key attribute.
-     *
-     * @return the partition key name
-     */
     public String getPartitionKey() {
         return partitionKey;
     }
 
-    /**
-     * Sets the name of the partition key attribute.
-     *
-     * @param partitionKey the partition key name
-     */
     public void setPartitionKey(String partitionKey) {
         this.partitionKey = partitionKey;
     }
 
-    /**
-     * The name of the sort key attribute.
-     *
-     * @return the sort key name, or null for a table without one
-     */
     public String getSortKey() {
         return sortKey;
     }
 
-    /**
-     * Sets the name of the sort key attribute.
-     *
-     * @param sortKey the sort key name, or null or empty for none
-     */
     public void setSortKey(String sortKey) {
         this.sortKey = sortKey;
     }
 
-    /**
-     * The readable holder name written to the locks.
-     *
-     * @return the holder name, or null for the default
-     */
     public String getHolder() {
         return holder;
     }
 
-    /**
-     * Sets the readable holder name written to the locks.
-     *
-     * @param holder the holder name, 1 to 256 characters
-     */
     public void setHolder(String holder) {
         this.holder = holder;
     }
 
-    /**
-     * The lease of leaders whose {@code @LeaderOnly} sets none.
-     *
-     * @return the lease duration
-     */
     public Duration getLeaseDuration() {
         return leaseDuration;
     }
 
-    /**
-     * Sets the lease of leaders whose {@code @LeaderOnly} sets none.
-     *
-     * @param leaseDuration the lease duration, 1s to 1d
-     */
     public void setLeaseDuration(Duration leaseDuration) {
         this.leaseDuration = leaseDuration;
     }
 
-    /**
-     * Whether a missing table is created at startup.
-     *
-     * @return true to create it
-     */
     public boolean isCreateTable() {
         return createTable;
     }
 
-    /**
-     * Sets whether a missing table is created at startup.
-     *
-     * @param createTable true to create it
-     */
     public void setCreateTable(boolean createTable) {
         this.createTable = createTable;
     }
 
-    /**
-     * The settings of the health indicator.
-     *
-     * @return the health settings
-     */
     public Health getHealth() {
         return health;
     }
 
-    /**
-     * The time-to-live settings of the lock items.
-     *
-     * @return the time-to-live settings
-     */
     public TimeToLive getTimeToLive() {
         return timeToLive;
     }
 
-    /**
-     * The settings of the leader runner.
-     *
-     * @return the leader settings
-     */
     public Leader getLeader() {
         return leader;
     }
 
-    /**
-     * The settings of the fallback DynamoDB client.
-     *
-     * @return the client settings
-     */
     public Dynamodb getDynamodb() {
         return dynamodb;
     }
@@ -253,38 +168,18 @@ public final class LockTableProperties {
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration retention = Duration.ofDays(7);
 
-        /**
-         * The time-to-live attribute.
-         *
-         * @return the attribute, or null when the items have no time to live
-         */
         public String getAttribute() {
             return attribute;
         }
 
-        /**
-         * Sets the time-to-live attribute.
-         *
-         * @param attribute the attribute, or null for no time to live
-         */
         public void setAttribute(String attribute) {
             this.attribute = attribute;
         }
 
-        /**
-         * How long an item outlives its last lease.
-         *
-         * @return the retention
-         */
         public Duration getRetention() {
             return retention;
         }
 
-        /**
-         * Sets how long an item outlives its last lease.
-         *
-         * @param retention the retention, an hour or more
-         */
         public void setRetention(Duration retention) {
             this.retention = retention;
         }
@@ -308,38 +203,18 @@ public final class LockTableProperties {
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration shutdownTimeout = Duration.ofSeconds(20);
 
-        /**
-         * Whether this instance takes part in leader elections.
-         *
-         * @return true if it does
-         */
         public boolean isEnabled() {
             return enabled;
         }
 
-        /**
-         * Sets whether this instance takes part in leader elections.
-         *
-         * @param enabled true if it does
-         */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
 
-        /**
-         * How long stopping the leader runner may take at most.
-         *
-         * @return the shutdown timeout
-         */
         public Duration getShutdownTimeout() {
             return shutdownTimeout;
         }
 
-        /**
-         * Sets how long stopping the leader runner may take at most.
-         *
-         * @param shutdownTimeout the shutdown timeout, zero or more
-         */
         public void setShutdownTimeout(Duration shutdownTimeout) {
             this.shutdownTimeout = shutdownTimeout;
         }
@@ -371,56 +246,26 @@ public final class LockTableProperties {
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration downAfter = Duration.ofSeconds(30);
 
-        /**
-         * How long an outcome stands.
-         *
-         * @return the probe interval
-         */
         public Duration getProbeInterval() {
             return probeInterval;
         }
 
-        /**
-         * Sets how long an outcome stands.
-         *
-         * @param probeInterval the probe interval
-         */
         public void setProbeInterval(Duration probeInterval) {
             this.probeInterval = probeInterval;
         }
 
-        /**
-         * How long a health check waits for the table.
-         *
-         * @return the timeout
-         */
         public Duration getTimeout() {
             return timeout;
         }
 
-        /**
-         * Sets how long a health check waits for the table.
-         *
-         * @param timeout the timeout
-         */
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
         }
 
-        /**
-         * How long a failure lasts before DOWN.
-         *
-         * @return the down-after time
-         */
         public Duration getDownAfter() {
             return downAfter;
         }
 
-        /**
-         * Sets how long a failure lasts before DOWN.
-         *
-         * @param downAfter the down-after time, zero for at once
-         */
         public void setDownAfter(Duration downAfter) {
             this.downAfter = downAfter;
         }
@@ -441,38 +286,18 @@ public final class LockTableProperties {
          */
         private @Nullable String region;
 
-        /**
-         * The endpoint of the fallback client.
-         *
-         * @return the endpoint, or null for the region's
-         */
         public URI getEndpoint() {
             return endpoint;
         }
 
-        /**
-         * Sets the endpoint of the fallback client.
-         *
-         * @param endpoint the endpoint
-         */
         public void setEndpoint(URI endpoint) {
             this.endpoint = endpoint;
         }
 
-        /**
-         * The region of the fallback client.
-         *
-         * @return the region, or null for the SDK's default chain
-         */
         public String getRegion() {
             return region;
         }
 
-        /**
-         * Sets the region of the fallback client.
-         *
-         * @param region the region, such as eu-west-1
-         */
         public void setRegion(String region) {
             this.region = region;
         }

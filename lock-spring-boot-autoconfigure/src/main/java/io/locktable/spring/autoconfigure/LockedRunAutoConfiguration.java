@@ -1,11 +1,9 @@
 package io.locktable.spring.autoconfigure;
 
 import io.locktable.LockTable;
+import io.locktable.spring.LockAnnotationAdvisor;
 import io.locktable.spring.LockedRun;
-import io.locktable.spring.LockedRunAdvisor;
 import io.locktable.spring.LockedRuns;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -14,18 +12,16 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 
 /**
  * {@link LockedRun}: the {@link LockedRuns} that run each call under a lock of its own in the context's single
- * {@link LockTable}, and the {@link LockedRunAdvisor} that hands the calls to it. The advisor applies through the
- * context's auto-proxy creator, as {@code @LeaderOnly}'s does. Each backs off when the context has a bean of its
- * type.
+ * {@link LockTable}, and the {@link LockAnnotationAdvisor} that hands the calls to it (shared with {@link
+ * LeaderOnlyAutoConfiguration}). Each backs off when the context has a bean of its type.
  */
 @AutoConfiguration(after = {LockTableAutoConfiguration.class, AopAutoConfiguration.class})
 @EnableConfigurationProperties(LockTableProperties.class)
-@Import(AutoProxyCreatorRegistrar.class)
+@Import(LockAnnotationConfiguration.class)
 @ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
 public final class LockedRunAutoConfiguration {
 
@@ -36,12 +32,5 @@ public final class LockedRunAutoConfiguration {
     @ConditionalOnSingleCandidate(LockTable.class)
     LockedRuns lockedRuns(LockTable lockTable, LockTableProperties properties, Environment environment) {
         return new LockedRuns(lockTable, DurationProperties.shutdownTimeout(properties, environment));
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static LockedRunAdvisor lockedRunAdvisor(ObjectProvider<LockTableProperties> properties, Environment environment) {
-        return new LockedRunAdvisor(() -> DurationProperties.leaseDuration(properties.getObject(), environment));
     }
 }

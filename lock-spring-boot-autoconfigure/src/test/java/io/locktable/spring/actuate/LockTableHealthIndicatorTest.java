@@ -152,7 +152,6 @@ class LockTableHealthIndicatorTest {
             answer.countDown();
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> health.health().getStatus().equals(Status.UP));
-            health.destroy();
         } finally {
             answer.countDown();
             checks.shutdownNow();

@@ -9,8 +9,8 @@ import io.locktable.LockTable;
 import io.locktable.LockTableListener;
 import io.locktable.LockTableOptions;
 import io.locktable.spring.LeaderOnly;
-import io.locktable.spring.LeaderOnlyAdvisor;
 import io.locktable.spring.LeaderRunner;
+import io.locktable.spring.LockAnnotationAdvisor;
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.DynamoDbEngines;
@@ -462,7 +462,7 @@ class LockTableAutoConfigurationTest {
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(LockTable.class);
                     assertThat(context).doesNotHaveBean(LeaderRunner.class);
-                    assertThat(context).hasSingleBean(LeaderOnlyAdvisor.class);
+                    assertThat(context).hasSingleBean(LockAnnotationAdvisor.class);
                     Job job = context.getBean(Job.class);
                     assertThat(job.run()).isNull();
                     assertThat(job.maybe()).isEmpty();
@@ -480,11 +480,13 @@ class LockTableAutoConfigurationTest {
                                 .sortKey("sk")
                                 .build()))
                 .withBean(
-                        "myAdvisor", LeaderOnlyAdvisor.class, () -> new LeaderOnlyAdvisor(() -> Duration.ofSeconds(5)))
+                        "myAdvisor",
+                        LockAnnotationAdvisor.class,
+                        () -> new LockAnnotationAdvisor(() -> Duration.ofSeconds(5)))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context).getBean(LeaderRunner.class).isSameAs(context.getBean("myRunner"));
-                    assertThat(context).getBean(LeaderOnlyAdvisor.class).isSameAs(context.getBean("myAdvisor"));
+                    assertThat(context).getBean(LockAnnotationAdvisor.class).isSameAs(context.getBean("myAdvisor"));
                 });
     }
 
@@ -498,7 +500,7 @@ class LockTableAutoConfigurationTest {
                     assertThat(context)
                             .hasSingleBean(LockTable.class)
                             .hasSingleBean(LeaderRunner.class)
-                            .hasSingleBean(LeaderOnlyAdvisor.class);
+                            .hasSingleBean(LockAnnotationAdvisor.class);
                 });
     }
 

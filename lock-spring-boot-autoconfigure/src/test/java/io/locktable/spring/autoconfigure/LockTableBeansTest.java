@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.locktable.LockTable;
 import io.locktable.LockTableOptions;
 import io.locktable.spring.LeaderOnly;
-import io.locktable.spring.LeaderOnlyAdvisor;
 import io.locktable.spring.LeaderRunner;
+import io.locktable.spring.LockAnnotationAdvisor;
 import io.locktable.spring.actuate.LockTableHealthIndicator;
 import io.locktable.spring.actuate.LockTableMetrics;
 import io.locktable.spring.actuate.LocksEndpoint;
@@ -73,7 +73,7 @@ class LockTableBeansTest {
                     .doesNotHaveBean(LocksEndpoint.class)
                     .doesNotHaveBean(LockTableMetrics.class)
                     .doesNotHaveBean(LockTableHealthIndicator.class);
-            assertThat(context).hasSingleBean(LeaderOnlyAdvisor.class);
+            assertThat(context).hasSingleBean(LockAnnotationAdvisor.class);
             assertThat(context.getBean(Clients.class).operations).isEmpty();
         });
     }
@@ -160,7 +160,7 @@ class LockTableBeansTest {
                     .doesNotHaveBean(LockTable.class)
                     .doesNotHaveBean(LockTableProperties.class)
                     .doesNotHaveBean(LeaderRunner.class)
-                    .doesNotHaveBean(LeaderOnlyAdvisor.class)
+                    .doesNotHaveBean(LockAnnotationAdvisor.class)
                     .doesNotHaveBean(LocksEndpoint.class)
                     .doesNotHaveBean(LockTableMetrics.class)
                     .doesNotHaveBean(LockTableHealthIndicator.class);

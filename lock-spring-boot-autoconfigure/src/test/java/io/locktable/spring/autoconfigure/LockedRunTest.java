@@ -8,11 +8,7 @@ import io.locktable.Lease;
 import io.locktable.LeaseEnd;
 import io.locktable.LockTable;
 import io.locktable.spring.LockedRun;
-import io.locktable.spring.LockedRunEndedEvent;
 import io.locktable.spring.LockedRunEvent;
-import io.locktable.spring.LockedRunLostEvent;
-import io.locktable.spring.LockedRunSkippedEvent;
-import io.locktable.spring.LockedRunStartedEvent;
 import io.locktable.spring.LockedRuns;
 import io.locktable.spring.actuate.LocksEndpoint;
 import io.locktable.test.DynamoDbEngine;
@@ -94,10 +90,11 @@ class LockedRunTest {
 
             Events events = context.getBean(Events.class);
             await().atMost(MARGIN).until(() -> events.of("Jobs.bound").size() == 2);
-            assertThat(events.of("Jobs.bound").get(0)).isInstanceOf(LockedRunStartedEvent.class);
-            assertThat(events.of("Jobs.bound").get(1)).isInstanceOfSatisfying(LockedRunEndedEvent.class, ended -> {
-                assertThat(ended.outcome()).isEqualTo(LockedRunEndedEvent.Outcome.COMPLETED);
-                assertThat(ended.lease()).isSameAs(lease);
+            assertThat(events.of("Jobs.bound").get(0).kind()).isEqualTo(LockedRunEvent.Kind.STARTED);
+            assertThat(events.of("Jobs.bound").get(1)).satisfies(ended -> {
+                assertThat(ended.kind()).isEqualTo(LockedRunEvent.Kind.ENDED);
+                assertThat(ended.outcome()).contains(LockedRunEvent.Outcome.COMPLETED);
+                assertThat(ended.lease()).containsSame(lease);
             });
             MeterRegistry meters = context.getBean(MeterRegistry.class);
             assertThat(meters.get("locktable.run")
@@ -139,10 +136,10 @@ class LockedRunTest {
                     .isEqualTo(1);
             Events events = context.getBean(Events.class);
             await().atMost(MARGIN).until(() -> events.of("Jobs.bound").size() == 3);
-            assertThat(events.of("Jobs.bound").get(0))
-                    .isInstanceOfSatisfying(
-                            LockedRunSkippedEvent.class,
-                            skipped -> assertThat(skipped.reason()).isEqualTo(LockedRunSkippedEvent.Reason.BUSY));
+            assertThat(events.of("Jobs.bound").get(0)).satisfies(skipped -> {
+                assertThat(skipped.kind()).isEqualTo(LockedRunEvent.Kind.SKIPPED);
+                assertThat(skipped.skipReason()).contains(LockedRunEvent.SkipReason.BUSY);
+            });
         });
     }
 
@@ -158,10 +155,10 @@ class LockedRunTest {
             }
             Events events = context.getBean(Events.class);
             await().atMost(MARGIN).until(() -> !events.of("Jobs.bound").isEmpty());
-            assertThat(events.of("Jobs.bound").get(0))
-                    .isInstanceOfSatisfying(
-                            LockedRunSkippedEvent.class,
-                            skipped -> assertThat(skipped.reason()).isEqualTo(LockedRunSkippedEvent.Reason.ERROR));
+            assertThat(events.of("Jobs.bound").get(0)).satisfies(skipped -> {
+                assertThat(skipped.kind()).isEqualTo(LockedRunEvent.Kind.SKIPPED);
+                assertThat(skipped.skipReason()).contains(LockedRunEvent.SkipReason.ERROR);
+            });
             assertThat(context.getBean(Jobs.class).bound())
                     .as("the next call, once it answers")
                     .isPresent();
@@ -209,19 +206,19 @@ class LockedRunTest {
                 await().atMost(LEASE.plus(MARGIN)).until(() -> !jobs.seen().isHeld());
                 Events events = context.getBean(Events.class);
                 await().atMost(MARGIN).until(() -> events.of("blocks").size() == 2);
-                assertThat(events.of("blocks").get(1))
-                        .isInstanceOfSatisfying(
-                                LockedRunLostEvent.class,
-                                lost -> assertThat(lost.reason()).isEqualTo(LeaseEnd.EXPIRED));
+                assertThat(events.of("blocks").get(1)).satisfies(lost -> {
+                    assertThat(lost.kind()).isEqualTo(LockedRunEvent.Kind.LOST);
+                    assertThat(lost.leaseEnd()).contains(LeaseEnd.EXPIRED);
+                });
                 release.countDown();
                 assertThat(running.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
                         .as("not interrupted, and Lease.current() ended")
                         .isFalse();
                 await().atMost(MARGIN).until(() -> events.of("blocks").size() == 3);
-                assertThat(events.of("blocks").get(2))
-                        .isInstanceOfSatisfying(
-                                LockedRunEndedEvent.class,
-                                ended -> assertThat(ended.outcome()).isEqualTo(LockedRunEndedEvent.Outcome.LOST));
+                assertThat(events.of("blocks").get(2)).satisfies(ended -> {
+                    assertThat(ended.kind()).isEqualTo(LockedRunEvent.Kind.ENDED);
+                    assertThat(ended.outcome()).contains(LockedRunEvent.Outcome.LOST);
+                });
                 assertThat(context.getBean(LocksEndpoint.class).locks().runs()).isEmpty();
             } finally {
                 faults.clear();
