@@ -76,7 +76,7 @@ class DocumentationClaimsTest {
         }
         String readme = Files.readString(README).replaceAll("\\s+", " ");
         assertThat(readme)
-                .contains("The demo takes about two minutes (113 s measured)")
+                .contains("The demo takes about two minutes (113–133 s measured)")
                 .contains("the takeover time after a crash (4.2–7.7 s measured with the demo's 6 s lease");
         String starter = Files.readString(STARTER).replaceAll("\\s+", " ");
         assertThat(starter)
