@@ -11,6 +11,22 @@
  * with {@code DynamoDbTableAdmin}); every ratio, bound and timeout of the protocol (the renewal period, the expiry guard,
  * polls, retries, request timeouts, the lease range) comes from {@code Timing}, with the rule it keeps.
  *
+ * <p><b>Where each job lives.</b>
+ *
+ * <ul>
+ *   <li>{@code LockTable}: the public facade, its argument checks and wiring; nothing of the protocol.
+ *   <li>{@code Protocol}: every decision, pure; {@code Timing}: every ratio, bound and timeout.
+ *   <li>{@code Acquirer}: steps 2 to 4, one attempt and the waiting acquire (polls, same-table handover).
+ *   <li>{@code LeaseKeeper} and {@code LeaseTimer}: steps 5, 6 and 8 for the held leases; {@code Lease} is the
+ *       caller's handle; {@code FenceHighWater}: step 8's marks.
+ *   <li>{@code Leadership} (and {@code LeaderRun} for {@code runAsLeader}): elections over steps 2 to 6.
+ *   <li>{@code Scheduler}: every thread. {@code Listeners}: events to users, off those threads.
+ *   <li>{@code LockStore}: the seam and its one rule for failed requests; {@code DynamoDbLockStore} (and {@code
+ *       DynamoDbTableAdmin} for the table itself) over DynamoDB; {@code MemoryLockStore} for {@link
+ *       io.locktable.LockTable#inMemory}, which users' tests drive in virtual time with {@link
+ *       io.locktable.ManualLockClock}.
+ * </ul>
+ *
  * <ol>
  *   <li><b>The item.</b> A lock is one item: partition key {@code LOCK#<name>}, sort key {@code LOCK} if the table
  *       has one, attributes {@code _type=LOCK}, {@code owner} (one per acquisition: the table's random id, a dot and the acquisition's number, so that no
