@@ -49,95 +49,6 @@ class ValidationTest {
     }
 
     @Test
-    void nullOrEmptyNamesAreRefused() {
-        LockTable locks = contenders.add().locks();
-        assertThatThrownBy(() -> locks.tryAcquire(null, LEASE))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("name");
-        assertThatThrownBy(() -> locks.tryAcquire("", LEASE)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> locks.acquire("", LEASE)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> locks.acquire(null, LEASE, LEASE)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> locks.runAsLeader("", LEASE, lease -> {}))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> locks.read("")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> locks.tryAcquire("x".repeat(2100), LEASE))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("too long");
-    }
-
-    @Test
-    void leasesOutsideOneSecondToOneDayAreRefused() {
-        LockTable locks = contenders.add().locks();
-        assertThatThrownBy(() -> locks.tryAcquire("a", Duration.ofMillis(999)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("leaseDuration")
-                .hasMessageContaining("'a'");
-        assertThatThrownBy(() -> locks.acquire("a", Duration.ofDays(1).plusMillis(1)))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> locks.runAsLeader("a", Duration.ZERO, lease -> {}))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> locks.tryAcquire("a", null)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> locks.runAsLeader("a", LEASE, null)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> locks.acquire("a", LEASE, Duration.ofSeconds(-1)))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThat(LockTable.MIN_LEASE_DURATION).isEqualTo(Duration.ofSeconds(1));
-        assertThat(LockTable.MAX_LEASE_DURATION).isEqualTo(Duration.ofDays(1));
-        assertThat(locks.tryAcquire("edge-min-" + Contenders.lockName(), LockTable.MIN_LEASE_DURATION))
-                .isPresent();
-        assertThat(locks.tryAcquire("edge-max-" + Contenders.lockName(), LockTable.MAX_LEASE_DURATION))
-                .isPresent();
-    }
-
-    @Test
-    void badBuilderArgumentsAreRefusedWithTheirName() {
-        assertThatThrownBy(() -> LockTable.builder(null, "Shop", "pk")).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> LockTable.builder(engine.client(), "", "pk"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("tableName");
-        assertThatThrownBy(() -> LockTable.builder(engine.client(), "Shop", ""))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("partitionKey");
-        assertThatThrownBy(() -> LockTable.builder(engine.client(), "Shop", " "))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("partitionKey must be 1 to 255 characters, not blank");
-        assertThatThrownBy(() -> LockTable.builder(engine.client(), "Shop", "owner"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("partitionKey 'owner' is the name of one of the lock item's own attributes");
-        assertThatThrownBy(
-                        () -> LockTable.builder(engine.client(), "Shop", "pk").sortKey("leaseMs"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("sortKey 'leaseMs' is the name of one of the lock item's own attributes");
-        assertThatThrownBy(
-                        () -> LockTable.builder(engine.client(), "Shop", "pk").sortKey("pk"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("sortKey of table Shop must differ from its partitionKey 'pk'");
-        LockTableOptions expiresAtSk =
-                LockTableOptions.builder().timeToLive("sk", Duration.ofHours(1)).build();
-        assertThatThrownBy(
-                        () -> LockTable.builder(engine.client(), "Shop", "sk").options(expiresAtSk))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("timeToLive attribute 'sk' of table Shop is one of its key attributes");
-        assertThatThrownBy(() -> LockTable.builder(engine.client(), "Shop", "pk")
-                        .sortKey("sk")
-                        .options(expiresAtSk))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("timeToLive");
-        assertThatThrownBy(() -> LockTable.builder(engine.client(), "Shop", "pk")
-                        .options(expiresAtSk)
-                        .sortKey("sk"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("timeToLive");
-        assertThatThrownBy(() -> LockTableOptions.builder().timeToLive("fence", Duration.ofHours(1)))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> LockTableOptions.builder().holder(" ")).isInstanceOf(IllegalArgumentException.class);
-        String longest = "h".repeat(LockTableOptions.MAX_HOLDER_LENGTH);
-        assertThat(LockTableOptions.builder().holder(longest).build().holder()).contains(longest);
-        assertThatThrownBy(() -> LockTableOptions.builder().holder(longest + "h"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("holder must be 1 to 256 characters");
-    }
-
-    @Test
     void aMissingTableGivesResourceNotFound() {
         LockTable locks =
                 LockTable.builder(engine.client(), "no-such-table", "pk").build();
@@ -296,25 +207,6 @@ class ValidationTest {
                 .isTrue();
     }
 
-    @Test
-    void aTimeToLiveRetentionUnderAnHourOrUnderTheLeaseIsRefusedSayingWhy() {
-        for (Duration retention : new Duration[] {Duration.ZERO, Duration.ofMinutes(59)}) {
-            assertThatThrownBy(() -> LockTableOptions.builder().timeToLive("expiresAt", retention))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("at least PT1H")
-                    .hasMessageContaining("fencing token");
-        }
-        LockTable locks = contenders
-                .add(b -> b.options(LockTableOptions.builder()
-                        .timeToLive("expiresAt", Duration.ofHours(1))
-                        .build()))
-                .locks();
-        assertThatThrownBy(() -> locks.tryAcquire("report", Duration.ofHours(2)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("report")
-                .hasMessageContaining("retention PT1H");
-    }
-
     private static TableDescription.Builder multiRegionStrong(TableDescription.Builder table) {
         return table.globalTableVersion("2019.11.21")
                 .replicas(r -> r.regionName("eu-west-1"), r -> r.regionName("us-west-2"))
@@ -374,15 +266,5 @@ class ValidationTest {
                 engine.client(), orders, LockTableOptions.builder().holder("h").build())) {
             assertThat(withOptions.options().holder()).contains("h");
         }
-    }
-
-    @Test
-    void theLeaseRangeIsOneRuleFromASecondToADayBothIncluded() {
-        assertThat(LockTable.isLeaseDuration(LockTable.MIN_LEASE_DURATION)).isTrue();
-        assertThat(LockTable.isLeaseDuration(LockTable.MAX_LEASE_DURATION)).isTrue();
-        assertThat(LockTable.isLeaseDuration(Duration.ofMillis(999))).isFalse();
-        assertThat(LockTable.isLeaseDuration(Duration.ofDays(1).plusMillis(1))).isFalse();
-        assertThat(LockTable.isLeaseDuration(Duration.ofSeconds(-30))).isFalse();
-        assertThat(LockTable.isLeaseDuration(null)).isFalse();
     }
 }
