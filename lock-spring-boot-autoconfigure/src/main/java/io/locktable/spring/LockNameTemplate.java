@@ -67,11 +67,6 @@ final class LockNameTemplate {
         }
     }
 
-    /** The name as declared, such as {@code report-#{#region}}: the meters' tag of every lock it names. */
-    String template() {
-        return template;
-    }
-
     /**
      * The lock name of a call: every part evaluated against the call's arguments, the whole checked as a lock name.
      *

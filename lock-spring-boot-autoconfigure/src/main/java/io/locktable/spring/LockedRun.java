@@ -39,9 +39,10 @@ import org.springframework.core.annotation.AliasFor;
  * public void report(String region) { ... } // report("eu") and report("us") run together; two report("eu") do not
  * }</pre>
  *
- * An argument is {@code #region} by its parameter name, which the build keeps with {@code javac -parameters} (Spring
- * Boot's Maven and Gradle plugins set it); without it, {@code #p0} or {@code #a0} by position still work. {@code
- * #root.target} is the bean, {@code #root.args} the arguments. The expressions are parsed at startup (one that cannot
+ * An argument is {@code #region} by its parameter name, which the build keeps with {@code javac -parameters} ({@code
+ * spring-boot-starter-parent} and Spring Boot's Gradle plugin set it); without it, {@code #p0} or {@code #a0} by
+ * position still work. {@code #root.target} is the bean, {@code #root.args} the arguments; bean references ({@code
+ * @bean}) are not resolved. The expressions are parsed at startup (one that cannot
  * be parsed fails startup with the method and the expression) and evaluated on the caller's thread before the lock
  * is asked for. If a part fails, gives {@code null} or an empty text, or the whole name cannot be a lock's (longer
  * than DynamoDB's key allows), the call throws an {@link IllegalArgumentException} naming the method, the name and
