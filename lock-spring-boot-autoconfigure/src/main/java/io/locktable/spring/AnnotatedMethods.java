@@ -84,9 +84,23 @@ final class AnnotatedMethods {
      * @param minHold how long a run keeps the lock at least, zero for none (and for a leadership)
      * @param interruptOnLoss whether a loss interrupts a run's thread (false for a leadership)
      * @param method the method, for messages
+     * @param template the parsed name of a {@code @LockedRun} whose name has {@code #{...}} parts (then {@code name}
+     *     is that template), else null
      */
     record Declared(
-            Kind kind, String name, Duration leaseDuration, Duration minHold, boolean interruptOnLoss, String method) {}
+            Kind kind,
+            String name,
+            Duration leaseDuration,
+            Duration minHold,
+            boolean interruptOnLoss,
+            String method,
+            @Nullable LockNameTemplate template) {
+
+        /** The lock name of a call: the declared one, or the template evaluated against the call's arguments. */
+        String lockName(@Nullable Object target, @Nullable Object[] arguments) {
+            return template == null ? name : template.evaluate(target, arguments);
+        }
+    }
 
     private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
     private static final Set<String> REACTIVE_TYPES = Set.of(
@@ -205,17 +219,35 @@ final class AnnotatedMethods {
         checkSignature(kind, specific, where);
         Duration leaseDuration = leaseDuration(kind, annotation, where);
         if (kind == Kind.LEADER_ONLY) {
-            return new Declared(kind, leadershipName(annotation, where), leaseDuration, Duration.ZERO, false, where);
+            return new Declared(
+                    kind, leadershipName(annotation, where), leaseDuration, Duration.ZERO, false, where, null);
         }
         String declared = declaredName(kind, annotation, where, "lock");
         String name = declared != null ? declared : userClass.getSimpleName() + "." + method.getName();
+        LockNameTemplate template =
+                LockNameTemplate.isTemplate(name) ? LockNameTemplate.parse(name, specific, where) : null;
         return new Declared(
-                kind, name, leaseDuration, minHold(annotation, where), annotation.getBoolean("interruptOnLoss"), where);
+                kind,
+                name,
+                leaseDuration,
+                minHold(annotation, where),
+                annotation.getBoolean("interruptOnLoss"),
+                where,
+                template);
     }
 
     /** The name of a leadership: the declared one, or {@code spring.application.name}. */
     private String leadershipName(MergedAnnotation<?> annotation, String where) {
         String declared = declaredName(Kind.LEADER_ONLY, annotation, where, "leadership");
+        if (declared != null && LockNameTemplate.isTemplate(declared)) {
+            throw new MethodDeclarationException(
+                    "@LeaderOnly method " + where + " has the name '" + declared + "', with a #{...} expression: a"
+                            + " leadership's name is fixed at startup (one election per name), it cannot be read"
+                            + " from a call's arguments.",
+                    "Give the leadership a fixed name (${...} placeholders resolve at startup), or use @LockedRun"
+                            + " to take a lock per call named from the arguments, such as"
+                            + " @LockedRun(\"report-#{#region}\").");
+        }
         if (declared != null) {
             return declared;
         }

@@ -68,7 +68,9 @@ public @interface LeaderOnly {
     /**
      * The name of the leadership, which is the name of its lock in the table. Placeholders such as {@code
      * ${app.sweeper.lock}} resolve against the environment. Empty (the default) means {@code
-     * ${spring.application.name}}, so a service whose instances share one application name has one leader.
+     * ${spring.application.name}}, so a service whose instances share one application name has one leader. It is
+     * fixed at startup, one election per name: a {@code #{...}} expression, which {@link LockedRun} evaluates over
+     * each call's arguments, fails startup here.
      *
      * @return the name of the leadership
      */

@@ -45,7 +45,8 @@ final class LockAnnotationInterceptor implements MethodInterceptor {
                 lockedRunLog.debug("Skipped {}: the context has no single lock table", method);
                 return skipped(method);
             }
-            return current.call(declared, method, () -> proceed(invocation));
+            String name = declared.lockName(bean, invocation.getArguments()); // a bad name fails the call
+            return current.call(declared, name, method, () -> proceed(invocation));
         }
         LeaderRunner current = runner.get();
         if (current == null) {

@@ -30,6 +30,28 @@ import org.springframework.core.annotation.AliasFor;
  * fails (DynamoDB cannot be reached: logged as a warning, the first of a row only). The lock is not reentrant: a run
  * that calls another {@code @LockedRun} method of the same name skips it.
  *
+ * <p><b>A lock per argument.</b> {@code #{...}} parts of the name are SpEL expressions over the method's arguments,
+ * evaluated at each call, so that calls with different arguments run at the same time under different locks, and
+ * calls with the same one contend:
+ *
+ * <pre>{@code
+ * @LockedRun(name = "report-#{#region}", minHold = "1m")
+ * public void report(String region) { ... } // report("eu") and report("us") run together; two report("eu") do not
+ * }</pre>
+ *
+ * An argument is {@code #region} by its parameter name, which the build keeps with {@code javac -parameters} ({@code
+ * spring-boot-starter-parent} and Spring Boot's Gradle plugin set it); without it, {@code #p0} or {@code #a0} by
+ * position still work. {@code #root.target} is the bean, {@code #root.args} the arguments; bean references ({@code
+ * @bean}) are not resolved. The expressions are parsed at startup (one that cannot
+ * be parsed fails startup with the method and the expression) and evaluated on the caller's thread before the lock
+ * is asked for. If a part fails, gives {@code null} or an empty text, or the whole name cannot be a lock's (longer
+ * than DynamoDB's key allows), the call throws an {@link IllegalArgumentException} naming the method, the name and
+ * the value, and its body does not run: a bug in the expression is not taken for another instance holding the lock
+ * (a {@code @Scheduled} job's scheduler logs the exception at each tick, and the next tick tries again). The
+ * meters tag such a run with the name as declared, {@code report-#{#region}}, never with each evaluated name, so
+ * that their series stay as few as the methods; {@code /actuator/locks} and the {@link LockedRunEvent}s tell the
+ * evaluated names. {@link LeaderOnly} names have no expressions: a leadership is fixed at startup.
+ *
  * <p><b>Against {@link LeaderOnly}.</b> {@code @LeaderOnly} keeps one leader per name for as long as it runs, and
  * every call on the leader runs; {@code @LockedRun} takes a lock per call, so consecutive runs may happen on
  * different instances, and an instance that was busy with the previous run does not hold anything between runs.
@@ -63,8 +85,10 @@ public @interface LockedRun {
 
     /**
      * The name of the lock in the table. Placeholders such as {@code ${app.report.lock}} resolve against the
-     * environment. Empty (the default) means {@code <SimpleClassName>.<method>} of the bean's class, such as {@code
-     * ReportJob.report}: every instance of the application runs the same class, so they contend for the same lock.
+     * environment at startup; then {@code #{...}} parts, such as {@code report-#{#region}}, are SpEL over the
+     * arguments, evaluated at each call (see <em>A lock per argument</em> above). Empty (the default) means {@code
+     * <SimpleClassName>.<method>} of the bean's class, such as {@code ReportJob.report}: every instance of the
+     * application runs the same class, so they contend for the same lock.
      *
      * @return the name of the lock
      */

@@ -67,6 +67,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     private final Duration shutdownTimeout;
     private final EventThread events = new EventThread(this);
     private final ConcurrentSkipListMap<String, PerName> names = new ConcurrentSkipListMap<>();
+    private final EvaluatedNames evaluated = new EvaluatedNames();
     private final Set<Run> running = ConcurrentHashMap.newKeySet();
     private final ReentrantLock lifecycle = new ReentrantLock();
     /** Signalled, under {@link #lifecycle}, when a run ends. */
@@ -118,6 +119,8 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
 
     /**
      * The names of the locks of the {@link LockedRun} methods: those found at startup, and those first met at a call.
+     * A name with {@code #{...}} parts is here as declared, such as {@code report-#{#region}}, not as each call
+     * evaluates it.
      *
      * @return an unmodifiable snapshot, sorted
      */
@@ -127,14 +130,29 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
 
     /**
      * How many calls of a lock were skipped since this component was created, for any reason. A monotonic count,
-     * for a meter such as {@code locktable.run.skipped}.
+     * for a meter such as {@code locktable.run.skipped}. The calls of a name with {@code #{...}} parts count under
+     * the name as declared, such as {@code report-#{#region}}, whatever each evaluated to.
      *
-     * @param name the name of the lock
+     * @param name the name of the lock, as among {@link #names()}
      * @return the number of skipped calls, 0 for a name never used
      */
     public long skipped(String name) {
         PerName perName = names.get(name);
         return perName == null ? 0 : perName.skipped.sum();
+    }
+
+    /**
+     * The name as declared of a lock that a {@link LockedRun} call took: for a name evaluated from a declared name
+     * with {@code #{...}} parts, such as {@code report-eu} from {@code report-#{#region}}, that template, as long as
+     * it is among the last {@value EvaluatedNames#LIMIT} names evaluated on this instance; else the name itself. The
+     * meters tag a lock with it, so that a method makes as many series however many names its calls take.
+     *
+     * @param lockName the name of a lock
+     * @return the template it was evaluated from, or the name itself
+     */
+    public String declaredName(String lockName) {
+        String template = evaluated.template(lockName);
+        return template != null ? template : lockName;
     }
 
     /**
@@ -152,27 +170,31 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     }
 
     /**
-     * Runs one call through {@link LockTable#runLocked}, and tells how it went. Returns what the body returned, or
-     * what a skipped call returns.
+     * Runs one call through {@link LockTable#runLocked} under the lock of the given name (the declared one, or the
+     * one evaluated from its template), and tells how it went. Returns what the body returned, or what a skipped
+     * call returns.
      */
     @Nullable
-    Object call(AnnotatedMethods.Declared target, Method method, Callable<Object> body) throws Exception {
+    Object call(AnnotatedMethods.Declared target, String name, Method method, Callable<Object> body) throws Exception {
         PerName perName = names.computeIfAbsent(target.name(), n -> new PerName());
-        if (!accepting) {
-            return skip(target, method, perName, LockedRunEvent.SkipReason.STOPPED);
+        if (!name.equals(target.name())) {
+            evaluated.note(name, target.name()); // before the acquire, whose events the meters tag
         }
-        Run run = new Run(target, perName, Thread.currentThread());
+        if (!accepting) {
+            return skip(target, name, method, perName, LockedRunEvent.SkipReason.STOPPED);
+        }
+        Run run = new Run(target, name, perName, Thread.currentThread());
         Throwable failure = null;
         try {
-            if (locks.runLocked(target.name(), target.leaseDuration(), target.minHold(), () -> run.call(body))
+            if (locks.runLocked(name, target.leaseDuration(), target.minHold(), () -> run.call(body))
                     .isEmpty()) {
                 perName.answered(target);
-                return skip(target, method, perName, LockedRunEvent.SkipReason.BUSY);
+                return skip(target, name, method, perName, LockedRunEvent.SkipReason.BUSY);
             }
         } catch (RuntimeException e) {
             if (!run.started) { // the acquire failed: the body never ran
-                perName.failed(target, locks.tableName(), e);
-                return skip(target, method, perName, LockedRunEvent.SkipReason.ERROR);
+                perName.failed(target, name, locks.tableName(), e);
+                return skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR);
             }
             failure = e;
             throw e;
@@ -186,16 +208,20 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         }
         if (!run.started) {
             log.debug("Skipped {}: the acquire of '{}' was answered after a whole lease", target.method(), run.lease());
-            return skip(target, method, perName, LockedRunEvent.SkipReason.ERROR);
+            return skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR);
         }
         return run.result;
     }
 
     private @Nullable Object skip(
-            AnnotatedMethods.Declared target, Method method, PerName perName, LockedRunEvent.SkipReason reason) {
+            AnnotatedMethods.Declared target,
+            String name,
+            Method method,
+            PerName perName,
+            LockedRunEvent.SkipReason reason) {
         perName.skipped.increment();
-        log.debug("Skipped {}: {}", target.method(), reason);
-        events.publish(LockedRunEvent.skipped(this, target.name(), reason));
+        log.debug("Skipped {} ('{}'): {}", target.method(), name, reason);
+        events.publish(LockedRunEvent.skipped(this, name, reason));
         return LockAnnotationInterceptor.skipped(method);
     }
 
@@ -293,23 +319,19 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
          * exception of an unreachable endpoint carries a stack with a suppressed exception per attempt, hundreds of
          * lines), its stack at DEBUG; the later ones of the row at DEBUG.
          */
-        void failed(AnnotatedMethods.Declared target, String table, RuntimeException error) {
+        void failed(AnnotatedMethods.Declared target, String name, String table, RuntimeException error) {
             if (failuresInRow.incrementAndGet() == 1) {
                 log.warn(
                         "@LockedRun '{}' ({}): could not take the lock in table '{}', the call is skipped: {}. Check"
                                 + " that DynamoDB answers at the client's endpoint and region, and the client's"
                                 + " credentials and permissions; later failures of a row are logged at DEBUG",
-                        target.name(),
+                        name,
                         target.method(),
                         table,
                         oneLine(error));
-                log.debug("@LockedRun '{}': the failed acquire", target.name(), error);
+                log.debug("@LockedRun '{}': the failed acquire", name, error);
             } else {
-                log.debug(
-                        "@LockedRun '{}' failed again ({} in a row): {}",
-                        target.name(),
-                        failuresInRow,
-                        error.toString());
+                log.debug("@LockedRun '{}' failed again ({} in a row): {}", name, failuresInRow, error.toString());
             }
         }
 
@@ -335,6 +357,9 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
      */
     private final class Run {
         final AnnotatedMethods.Declared target;
+        /** The lock's name: the declared one, or the one this call evaluated. */
+        final String name;
+
         final PerName perName;
         final Thread thread;
         final Instant startedAt = Instant.now();
@@ -351,14 +376,15 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         private volatile boolean lost; // written under this
         private boolean interrupted; // guarded by this
 
-        Run(AnnotatedMethods.Declared target, PerName perName, Thread thread) {
+        Run(AnnotatedMethods.Declared target, String name, PerName perName, Thread thread) {
             this.target = target;
+            this.name = name;
             this.perName = perName;
             this.thread = thread;
         }
 
         String name() {
-            return target.name();
+            return name;
         }
 
         Lease lease() {
@@ -405,11 +431,11 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             lost = true;
             log.warn(
                     "@LockedRun '{}' ({}) lost its lease while running ({}){}",
-                    target.name(),
+                    name,
                     target.method(),
                     end,
                     target.interruptOnLoss() ? "; interrupting it" : "");
-            events.publish(LockedRunEvent.lost(LockedRuns.this, target.name(), lease(), end));
+            events.publish(LockedRunEvent.lost(LockedRuns.this, name, lease(), end));
             if (target.interruptOnLoss() && !finished) {
                 interrupted = true;
                 thread.interrupt();

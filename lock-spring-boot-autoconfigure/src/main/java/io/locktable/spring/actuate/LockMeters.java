@@ -55,11 +55,15 @@ final class LockMeters {
 
     /**
      * The lock tag of a name: the name for a name of the leader runner or of the {@code @LockedRun} methods, whose
-     * meters it registers; else other.
+     * meters it registers; the template for a name a {@code @LockedRun} call evaluated from one; else other.
      */
     String tag(String name) {
         if (leaders.contains(name) || runNames.contains(name)) {
             return name;
+        }
+        String declared = runs != null ? runs.declaredName(name) : name;
+        if (!declared.equals(name)) {
+            return tag(declared); // a name evaluated from a template: its template, one series per method
         }
         if (runs != null && runs.names().contains(name) && runNames.add(name)) {
             FunctionCounter.builder("locktable.run.skipped", runs, r -> r.skipped(name))

@@ -49,8 +49,10 @@ import org.springframework.context.ApplicationListener;
  * </ul>
  *
  * <p>The {@code lock} tag is the lock's name only for the names of the leader runner (those of the {@link
- * LeaderOnly} methods) and of the {@link LockedRun} methods; every other lock is tagged {@value #OTHER}, which keeps
- * the number of series bounded. The loss and renewal counters of every such tag exist from the start, at zero.
+ * LeaderOnly} methods) and of the {@link LockedRun} methods (for a name with {@code #{...}} parts, the name as
+ * declared, such as {@code report-#{#region}}, for every lock its calls evaluate); every other lock is tagged
+ * {@value #OTHER}, which keeps the number of series bounded. The loss and renewal counters of every such tag exist
+ * from the start, at zero.
  *
  * <p>The values come from the lock table's events, which reach this binder as a {@link LockTableListener} (the
  * auto-configured lock table calls every listener bean), from the {@code ENDED} {@link LockedRunEvent}s of its {@link

@@ -64,7 +64,7 @@ class LeaderOnlyAotTest {
     }
 
     @Test
-    void leaderOnlyMethodsGetTheReflectionHintsANativeImageNeeds() {
+    void leaderOnlyMethodsGetTheReflectionHintsANativeImageNeeds() throws ClassNotFoundException {
         InMemoryGeneratedFiles files = new InMemoryGeneratedFiles();
         DefaultGenerationContext generation =
                 new DefaultGenerationContext(new ClassNameGenerator(ClassName.get(App.class)), files);
@@ -85,6 +85,10 @@ class LeaderOnlyAotTest {
                 .accepts(hints);
         assertThat(RuntimeHintsPredicates.reflection().onType(Job.class)).accepts(hints);
         assertThat(RuntimeHintsPredicates.reflection().onType(Nightly.class)).accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection()
+                        .onMethodInvocation(Class.forName("io.locktable.spring.LockNameTemplate$Root"), "getTarget"))
+                .as("#root.target of a @LockedRun name with #{...} parts")
+                .accepts(hints);
     }
 
     /** The application: the starter's auto-configuration and a bean with {@code @LeaderOnly} methods. */
@@ -163,5 +167,13 @@ class LeaderOnlyAotTest {
         public Long locked() {
             return Lease.current().orElseThrow().fencingToken();
         }
+
+        /**
+         * Runs under a lock named from its argument and the bean.
+         *
+         * @param region the region
+         */
+        @LockedRun("report-#{#root.target.getClass().simpleName}-#{#region}")
+        public void report(String region) {}
     }
 }

@@ -18,6 +18,7 @@ import io.locktable.test.TestTable;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -226,6 +227,82 @@ class LockedRunTest {
         });
     }
 
+    @Test
+    void aNameFromTheArgumentsIsMeteredUnderItsTemplateAndShownAsEvaluated() {
+        runner.run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            for (String region : List.of("eu", "us", "ap")) {
+                assertThat(jobs.report(region).orElseThrow().name()).isEqualTo("report-" + region);
+            }
+            try (LockTable other = otherInstance();
+                    Lease held = other.tryAcquire("report-eu", LEASE).orElseThrow()) {
+                assertThat(jobs.report("eu"))
+                        .as("held by the other instance: skipped")
+                        .isEmpty();
+                assertThat(held.isHeld()).isTrue();
+            }
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<Boolean> running =
+                    CompletableFuture.supplyAsync(() -> jobs.inRegion("eu", entered, release));
+            assertThat(entered.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            try {
+                LocksEndpoint.LocksDescriptor shown =
+                        context.getBean(LocksEndpoint.class).locks();
+                assertThat(shown.runs())
+                        .extracting(LocksEndpoint.RunDescriptor::name)
+                        .containsExactly("region-eu");
+                assertThat(shown.leases())
+                        .extracting(LocksEndpoint.LeaseDescriptor::name)
+                        .containsExactly("region-eu");
+            } finally {
+                release.countDown();
+            }
+            assertThat(running.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            await().atMost(MARGIN)
+                    .untilAsserted(() -> assertThat(meters.get("locktable.run")
+                                    .tag("lock", "report-#{#region}")
+                                    .tag("outcome", "completed")
+                                    .timer()
+                                    .count())
+                            .as("three runs under three locks, one series")
+                            .isEqualTo(3));
+            await().atMost(MARGIN)
+                    .untilAsserted(() -> assertThat(meters.get("locktable.acquire")
+                                    .tag("lock", "report-#{#region}")
+                                    .tag("outcome", "busy")
+                                    .timer()
+                                    .count())
+                            .isEqualTo(1));
+            assertThat(meters.get("locktable.acquire")
+                            .tag("lock", "report-#{#region}")
+                            .tag("outcome", "acquired")
+                            .timer()
+                            .count())
+                    .isEqualTo(3);
+            assertThat(meters.get("locktable.run.skipped")
+                            .tag("lock", "report-#{#region}")
+                            .functionCounter()
+                            .count())
+                    .isEqualTo(1);
+            await().atMost(MARGIN)
+                    .untilAsserted(() -> assertThat(meters.get("locktable.run")
+                                    .tag("lock", "region-#{#region}")
+                                    .timer()
+                                    .count())
+                            .isEqualTo(1));
+            assertThat(meters.getMeters().stream()
+                            .map(meter -> meter.getId().getTag("lock"))
+                            .filter(Objects::nonNull)
+                            .distinct())
+                    .as("no series per evaluated name")
+                    .doesNotContain("report-eu", "report-us", "report-ap", "region-eu")
+                    .contains("report-#{#region}", "region-#{#region}");
+        });
+    }
+
     /** The jobs: public methods of a bean, each with its own lock. */
     public static class Jobs {
         static final Duration MIN_HOLD = Duration.ofMillis(1500);
@@ -255,6 +332,23 @@ class LockedRunTest {
         @LockedRun(name = "held", minHold = "1500ms")
         public Optional<Lease> held() {
             return Lease.current();
+        }
+
+        @LockedRun("report-#{#region}")
+        public Optional<Lease> report(String region) {
+            return Lease.current();
+        }
+
+        /** Tells it entered, waits until released; returns whether its lease was still held. */
+        @LockedRun("region-#{#region}")
+        public Boolean inRegion(String region, CountDownLatch entered, CountDownLatch release) {
+            entered.countDown();
+            try {
+                release.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Lease.current().orElseThrow().isHeld();
         }
 
         /** Blocks until released, ignoring interruption; returns whether it was interrupted or still held. */
