@@ -78,6 +78,22 @@ final class InstanceProcess implements AutoCloseable {
         }
     }
 
+    /** Kills every instance, each one whatever happens to the others; throws the first failure after. */
+    static void killAll(List<InstanceProcess> instances) throws InterruptedException {
+        instances.forEach(instance -> instance.process.destroyForcibly());
+        AssertionError failure = null;
+        for (InstanceProcess instance : instances) {
+            try {
+                instance.kill();
+            } catch (AssertionError e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
     /** The end of the instance's output, for a failure's message. */
     String tail() {
         try {

@@ -45,9 +45,7 @@ class TwoInstancesTest {
 
     @AfterEach
     void killInstances() throws InterruptedException {
-        for (InstanceProcess instance : instances) {
-            instance.kill();
-        }
+        InstanceProcess.killAll(instances);
     }
 
     private InstanceProcess start(String name) throws Exception {
