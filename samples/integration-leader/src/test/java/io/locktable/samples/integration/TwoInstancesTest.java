@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.locktable.LockTable;
+import io.locktable.spring.test.ApplicationProcess;
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
@@ -42,7 +43,7 @@ class TwoInstancesTest {
     private final TestTable table;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private final List<InstanceProcess> instances = new ArrayList<>();
+    private final List<ApplicationProcess> instances = new ArrayList<>();
 
     TwoInstancesTest(DynamoDbEngine engine, TestTable table) {
         this.engine = engine;
@@ -51,13 +52,13 @@ class TwoInstancesTest {
 
     @AfterEach
     void killInstances() throws InterruptedException {
-        InstanceProcess.killAll(instances);
+        ApplicationProcess.killAll(instances);
     }
 
     /** An instance and its HTTP port. */
-    private record Member(InstanceProcess process, int port) {
+    private record Member(ApplicationProcess process, int port) {
         String name() {
-            return process.name;
+            return process.name();
         }
     }
 
@@ -66,7 +67,7 @@ class TwoInstancesTest {
 
     private Member start(String name) throws Exception {
         int port = freePort();
-        InstanceProcess process = InstanceProcess.start(
+        ApplicationProcess process = ApplicationProcess.start(
                 name,
                 IntegrationLeaderApplication.class,
                 engine,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.locktable.LockTable;
+import io.locktable.spring.test.ApplicationProcess;
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
@@ -36,7 +37,7 @@ class TwoInstancesTest {
 
     private final DynamoDbEngine engine;
     private final TestTable table;
-    private final List<InstanceProcess> instances = new ArrayList<>();
+    private final List<ApplicationProcess> instances = new ArrayList<>();
 
     TwoInstancesTest(DynamoDbEngine engine, TestTable table) {
         this.engine = engine;
@@ -45,11 +46,11 @@ class TwoInstancesTest {
 
     @AfterEach
     void killInstances() throws InterruptedException {
-        InstanceProcess.killAll(instances);
+        ApplicationProcess.killAll(instances);
     }
 
-    private InstanceProcess start(String name) throws Exception {
-        InstanceProcess instance = InstanceProcess.start(
+    private ApplicationProcess start(String name) throws Exception {
+        ApplicationProcess instance = ApplicationProcess.start(
                 name,
                 ShedLockJobApplication.class,
                 engine,
@@ -129,8 +130,8 @@ class TwoInstancesTest {
                 .sortKey(table.sortKey().orElseThrow())
                 .build()) {
             ExportJournal journal = new ExportJournal(engine.client(), locks);
-            InstanceProcess a = start("a");
-            InstanceProcess b = start("b");
+            ApplicationProcess a = start("a");
+            ApplicationProcess b = start("b");
             try {
                 scenario(journal, a, b);
             } catch (AssertionError | RuntimeException e) {
@@ -139,7 +140,7 @@ class TwoInstancesTest {
         }
     }
 
-    private void scenario(ExportJournal journal, InstanceProcess a, InstanceProcess b) throws Exception {
+    private void scenario(ExportJournal journal, ApplicationProcess a, ApplicationProcess b) throws Exception {
         // a stretch: two whole runs, each longer than the lease, then a third just begun
         Run running = await().atMost(BOUND)
                 .pollInterval(Duration.ofMillis(50))
@@ -150,8 +151,8 @@ class TwoInstancesTest {
                             return runs.size() >= 3 && last.steps().size() <= 2 ? last : null;
                         },
                         run -> run != null);
-        InstanceProcess holder = running.instance().equals("a") ? a : b;
-        InstanceProcess other = holder == a ? b : a;
+        ApplicationProcess holder = running.instance().equals("a") ? a : b;
+        ApplicationProcess other = holder == a ? b : a;
 
         long killedAt = System.nanoTime();
         holder.kill(); // with at least five batches, two seconds, of its run to go
@@ -162,7 +163,7 @@ class TwoInstancesTest {
         Duration takeoverTime = Duration.ofNanos(System.nanoTime() - killedAt);
         System.out.println("takeover after SIGKILL: " + takeoverTime + " (lease " + LEASE + ")");
 
-        assertThat(takeover.instance()).as("the survivor runs the job").isEqualTo(other.name);
+        assertThat(takeover.instance()).as("the survivor runs the job").isEqualTo(other.name());
         assertThat(takeoverTime)
                 .as("a lease after the killed run's last renewal (a third of a lease before the kill at most), plus"
                         + " the survivor's tick and the journal's poll")

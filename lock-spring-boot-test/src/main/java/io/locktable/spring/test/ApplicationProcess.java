@@ -1,4 +1,4 @@
-package io.locktable.samples.integration;
+package io.locktable.spring.test;
 
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.TestTable;
@@ -14,25 +14,55 @@ import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * One instance of the sample in a JVM of its own: {@code java -cp <this test's class path>} with the sample's main
- * class, pointed at the test's engine and table with command-line properties, its output in a file under {@code
- * target/}. Killed with SIGKILL ({@link Process#destroyForcibly()}), so it releases nothing; it also exits when the
- * test's JVM dies (its {@link #main} watches the pipe of its standard input), so no instance outlives a run.
+ * One instance of a Spring Boot application that uses the starter, in a JVM of its own, for tests of what happens
+ * across instances (one holder at a time, a takeover after a crash): {@code java -cp <this test's class path>} with
+ * the application's main class, pointed at the test's engine and table with command-line properties ({@code
+ * locktable.dynamodb.endpoint}, {@code locktable.table-name}, the keys, {@code locktable.holder} = the instance's
+ * name), its output in {@code target/instances/}. {@link #kill()} is SIGKILL, so the instance releases nothing, as a
+ * crashed one; it also exits by itself when the test's JVM dies (it watches the pipe of its standard input), so no
+ * instance outlives a run.
+ *
+ * <pre>{@code
+ * @DynamoDbEngineTest
+ * class FailoverTest {
+ *     @Test
+ *     void theOtherInstanceTakesOver(DynamoDbEngine engine, TestTable table) throws Exception {
+ *         List<ApplicationProcess> both = List.of(
+ *                 ApplicationProcess.start("a", MyApplication.class, engine, table, List.of("server.port=0")),
+ *                 ApplicationProcess.start("b", MyApplication.class, engine, table, List.of("server.port=0")));
+ *         try {
+ *             // ... find the holder, holder.kill(), and see the other take over
+ *         } finally {
+ *             ApplicationProcess.killAll(both);
+ *         }
+ *     }
+ * }
+ * }</pre>
  */
-final class InstanceProcess implements AutoCloseable {
+public final class ApplicationProcess implements AutoCloseable {
 
-    final String name;
+    private final String name;
     private final Process process;
     private final Path log;
 
-    private InstanceProcess(String name, Process process, Path log) {
+    private ApplicationProcess(String name, Process process, Path log) {
         this.name = name;
         this.process = process;
         this.log = log;
     }
 
-    /** Starts {@code mainClass} with the engine's endpoint and the table, and the given properties. */
-    static InstanceProcess start(
+    /**
+     * Starts {@code mainClass} with the engine's endpoint and the table, and the given properties.
+     *
+     * @param name the instance's name, also its {@code locktable.holder}
+     * @param mainClass the application's class with a {@code main} method
+     * @param engine the test's engine (local engines get placeholder credentials; others use the default chain)
+     * @param table the test's table
+     * @param properties more properties, each {@code name=value}
+     * @return the running instance
+     * @throws IOException if the JVM could not be started
+     */
+    public static ApplicationProcess start(
             String name, Class<?> mainClass, DynamoDbEngine engine, TestTable table, List<String> properties)
             throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
@@ -41,7 +71,7 @@ final class InstanceProcess implements AutoCloseable {
             command.add("-Daws.accessKeyId=local"); // any credentials do on loopback; else the default chain's
             command.add("-Daws.secretAccessKey=local");
         }
-        command.add(InstanceProcess.class.getName());
+        command.add(ApplicationProcess.class.getName());
         command.add(mainClass.getName());
         command.add("--locktable.dynamodb.endpoint=" + engine.endpoint());
         command.add("--locktable.dynamodb.region=" + region(engine));
@@ -57,7 +87,7 @@ final class InstanceProcess implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
-        return new InstanceProcess(name, process, log);
+        return new ApplicationProcess(name, process, log);
     }
 
     private static String region(DynamoDbEngine engine) {
@@ -66,23 +96,47 @@ final class InstanceProcess implements AutoCloseable {
         }
     }
 
-    boolean isAlive() {
+    /**
+     * The instance's name.
+     *
+     * @return the name given to {@link #start}
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Tells whether the instance's JVM still runs.
+     *
+     * @return true until it exited or was killed
+     */
+    public boolean isAlive() {
         return process.isAlive();
     }
 
-    /** SIGKILL: the instance stops at once, its leases neither renewed nor released. Waits until it is gone. */
-    void kill() throws InterruptedException {
+    /**
+     * SIGKILL: the instance stops at once, its leases neither renewed nor released. Waits until it is gone.
+     *
+     * @throws InterruptedException if interrupted while waiting
+     * @throws AssertionError if it still runs 30 s later
+     */
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
             throw new AssertionError("instance " + name + " still runs 30 s after SIGKILL");
         }
     }
 
-    /** Kills every instance, each one whatever happens to the others; throws the first failure after. */
-    static void killAll(List<InstanceProcess> instances) throws InterruptedException {
+    /**
+     * Kills every instance, each one whatever happens to the others; throws the first failure after.
+     *
+     * @param instances the instances
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public static void killAll(List<ApplicationProcess> instances) throws InterruptedException {
         instances.forEach(instance -> instance.process.destroyForcibly());
         AssertionError failure = null;
-        for (InstanceProcess instance : instances) {
+        for (ApplicationProcess instance : instances) {
             try {
                 instance.kill();
             } catch (AssertionError e) {
@@ -94,8 +148,12 @@ final class InstanceProcess implements AutoCloseable {
         }
     }
 
-    /** The end of the instance's output, for a failure's message. */
-    String tail() {
+    /**
+     * The last 40 lines of the instance's output, for a failure's message.
+     *
+     * @return the lines, headed by the instance's name and log file
+     */
+    public String tail() {
         try {
             List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
             return "--- " + name + " (" + log + "), last lines:\n"
@@ -105,6 +163,7 @@ final class InstanceProcess implements AutoCloseable {
         }
     }
 
+    /** Kills the instance ({@link #kill()}). */
     @Override
     public void close() throws InterruptedException {
         kill();
@@ -116,8 +175,12 @@ final class InstanceProcess implements AutoCloseable {
     }
 
     /**
-     * The child's entry point: runs the main class given first with the other arguments, and exits the JVM once its
+     * The child JVM's entry point, not for tests to call: runs the main class given first with the other arguments, and exits the JVM once its
      * standard input ends, which happens when the test's JVM dies without killing it (the pipe's other end closes).
+     */
+    /**
+     * @param args the main class, then its arguments
+     * @throws Exception what the application's main method threw
      */
     public static void main(String[] args) throws Exception {
         Thread watcher = new Thread(
