@@ -14,6 +14,7 @@ import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.search.MeterNotFoundException;
 import io.micrometer.core.instrument.search.Search;
 import java.time.Duration;
 import java.util.Optional;
@@ -35,6 +36,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  */
 @DynamoDbEngineTest
 class ObservabilityAutoConfigurationTest {
+
+    /** How long the meters may take to hear an event of the table, which reaches them on its event thread. */
+    private static final Duration WITHIN_EVENTS = Duration.ofSeconds(5);
 
     private static final Duration LEASE = Duration.ofSeconds(2);
 
@@ -190,43 +194,54 @@ class ObservabilityAutoConfigurationTest {
                 assertThat(locks.tryAcquire("report-2026-12-03", LEASE)).isEmpty();
                 elsewhere.release();
             }
-            assertThat(registry.get("locktable.leases.held").gauge().value()).isEqualTo(2.0);
-            assertThat(registry.get("locktable.lease.fencing.token")
-                            .tag("lock", LockTableMetrics.OTHER)
-                            .gauge()
-                            .value())
-                    .isEqualTo(adHoc.fencingToken());
-            assertThat(registry.get("locktable.acquire")
-                            .tags("lock", LockTableMetrics.OTHER, "outcome", "acquired")
-                            .timer()
-                            .count())
-                    .isEqualTo(1);
-            assertThat(registry.get("locktable.acquire")
-                            .tags("lock", LockTableMetrics.OTHER, "outcome", "busy")
-                            .timer()
-                            .count())
-                    .isEqualTo(1);
-            assertThat(registry.get("locktable.acquire")
-                            .tags("lock", "ctx-job", "outcome", "acquired")
-                            .timer()
-                            .count())
-                    .isEqualTo(1);
-            assertThat(Search.in(registry).name("locktable.acquire").timers())
-                    .allSatisfy(
-                            timer -> assertThat(timer.getId().getTag("lock")).isIn("ctx-job", "other"));
+            // the meters hear the table's events on its event thread, just after the calls return
+            await().atMost(WITHIN_EVENTS)
+                    .ignoreException(MeterNotFoundException.class)
+                    .untilAsserted(() -> {
+                        assertThat(registry.get("locktable.leases.held").gauge().value())
+                                .isEqualTo(2.0);
+                        assertThat(registry.get("locktable.lease.fencing.token")
+                                        .tag("lock", LockTableMetrics.OTHER)
+                                        .gauge()
+                                        .value())
+                                .isEqualTo(adHoc.fencingToken());
+                        assertThat(registry.get("locktable.acquire")
+                                        .tags("lock", LockTableMetrics.OTHER, "outcome", "acquired")
+                                        .timer()
+                                        .count())
+                                .isEqualTo(1);
+                        assertThat(registry.get("locktable.acquire")
+                                        .tags("lock", LockTableMetrics.OTHER, "outcome", "busy")
+                                        .timer()
+                                        .count())
+                                .isEqualTo(1);
+                        assertThat(registry.get("locktable.acquire")
+                                        .tags("lock", "ctx-job", "outcome", "acquired")
+                                        .timer()
+                                        .count())
+                                .isEqualTo(1);
+                        assertThat(Search.in(registry).name("locktable.acquire").timers())
+                                .allSatisfy(timer ->
+                                        assertThat(timer.getId().getTag("lock")).isIn("ctx-job", "other"));
+                    });
 
             adHoc.release();
 
-            assertThat(Search.in(registry)
-                            .name("locktable.lease.fencing.token")
-                            .tag("lock", LockTableMetrics.OTHER)
-                            .gauge())
-                    .isNull();
-            assertThat(registry.get("locktable.lease.fencing.token")
-                            .tag("lock", "ctx-job")
-                            .gauge())
-                    .isNotNull();
-            assertThat(registry.get("locktable.leases.held").gauge().value()).isEqualTo(1.0);
+            await().atMost(WITHIN_EVENTS)
+                    .ignoreException(MeterNotFoundException.class)
+                    .untilAsserted(() -> {
+                        assertThat(Search.in(registry)
+                                        .name("locktable.lease.fencing.token")
+                                        .tag("lock", LockTableMetrics.OTHER)
+                                        .gauge())
+                                .isNull();
+                        assertThat(registry.get("locktable.lease.fencing.token")
+                                        .tag("lock", "ctx-job")
+                                        .gauge())
+                                .isNotNull();
+                        assertThat(registry.get("locktable.leases.held").gauge().value())
+                                .isEqualTo(1.0);
+                    });
             await().atMost(LEASE.multipliedBy(2))
                     .until(() -> Optional.ofNullable(Search.in(registry)
                                     .name("locktable.renewals")
