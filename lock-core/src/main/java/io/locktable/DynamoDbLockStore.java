@@ -100,9 +100,7 @@ final class DynamoDbLockStore implements LockStore {
             UpdateItemResponse response = send(
                     name,
                     () -> client.updateItem(
-                            seenRvn == null
-                                    ? acquireFree(name, owner, rvn, lease, now, fenceFloor, timeout)
-                                    : takeOver(name, seenRvn, owner, rvn, lease, now, fenceFloor, timeout)));
+                            acquireRequest(name, seenRvn, owner, rvn, lease, now, fenceFloor, timeout)));
             return new Granted(parse(name, response.attributes()), false);
         } catch (ConditionalCheckFailedException e) {
             // engines that do not return the item on a condition failure are read once (step 3)
@@ -113,37 +111,6 @@ final class DynamoDbLockStore implements LockStore {
             }
             return new Refused(current);
         }
-    }
-
-    /** Step 2: takes a lock that has no owner; refuses to write into an item that is not a lock item. */
-    private UpdateItemRequest acquireFree(
-            String name, String owner, String rvn, Duration lease, Instant now, long fenceFloor, Duration timeout) {
-        Expression expression = acquireWrite(owner, rvn, lease, now, fenceFloor);
-        expression.name("#pk", partitionKey).value(":lockType", LOCK_TYPE_VALUE).value(":numberType", NUMBER_TYPE);
-        // flat on purpose: an item that does not exist has no fence either, and dynalite evaluates a nested
-        // condition several times slower
-        String condition = "attribute_not_exists(#owner) AND (attribute_not_exists(#pk) OR #type = :lockType)"
-                + " AND (attribute_not_exists(#fence) OR attribute_type(#fence, :numberType))";
-        return acquireRequest(name, expression, condition, timeout);
-    }
-
-    /** Step 4: takes a lock over from a holder whose record version stayed {@code seenRvn} for a whole lease. */
-    private UpdateItemRequest takeOver(
-            String name,
-            String seenRvn,
-            String owner,
-            String rvn,
-            Duration lease,
-            Instant now,
-            long fenceFloor,
-            Duration timeout) {
-        Expression expression = acquireWrite(owner, rvn, lease, now, fenceFloor);
-        expression
-                .value(":seenRvn", AttributeValue.fromS(seenRvn))
-                .value(":lockType", LOCK_TYPE_VALUE)
-                .value(":numberType", NUMBER_TYPE);
-        String condition = "#rvn = :seenRvn AND #type = :lockType AND attribute_type(#fence, :numberType)";
-        return acquireRequest(name, expression, condition, timeout);
     }
 
     /**
@@ -178,7 +145,34 @@ final class DynamoDbLockStore implements LockStore {
         return expression;
     }
 
-    private UpdateItemRequest acquireRequest(String name, Expression expression, String condition, Duration timeout) {
+    /**
+     * The request of an acquire: step 2 ({@code seenRvn} null) takes a lock that has no owner and refuses to write
+     * into an item that is not a lock item; step 4 takes a lock over from a holder whose record version stayed {@code
+     * seenRvn} for a whole lease.
+     */
+    private UpdateItemRequest acquireRequest(
+            String name,
+            @Nullable String seenRvn,
+            String owner,
+            String rvn,
+            Duration lease,
+            Instant now,
+            long fenceFloor,
+            Duration timeout) {
+        Expression expression = acquireWrite(owner, rvn, lease, now, fenceFloor)
+                .value(":lockType", LOCK_TYPE_VALUE)
+                .value(":numberType", NUMBER_TYPE);
+        String condition;
+        if (seenRvn == null) {
+            expression.name("#pk", partitionKey);
+            // flat on purpose: an item that does not exist has no fence either, and dynalite evaluates a nested
+            // condition several times slower
+            condition = "attribute_not_exists(#owner) AND (attribute_not_exists(#pk) OR #type = :lockType)"
+                    + " AND (attribute_not_exists(#fence) OR attribute_type(#fence, :numberType))";
+        } else {
+            expression.value(":seenRvn", AttributeValue.fromS(seenRvn));
+            condition = "#rvn = :seenRvn AND #type = :lockType AND attribute_type(#fence, :numberType)";
+        }
         return UpdateItemRequest.builder()
                 .tableName(tableName)
                 .key(key(name))

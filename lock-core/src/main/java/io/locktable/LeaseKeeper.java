@@ -1,6 +1,5 @@
 package io.locktable;
 
-import io.locktable.Scheduler.RenewalLateness;
 import io.locktable.Scheduler.Workers;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,6 +14,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -461,6 +461,71 @@ final class LeaseKeeper {
                     missed,
                     toSend.size(),
                     Timing.CLOSE);
+        }
+    }
+
+    /**
+     * Tells when renewals start late: the engine answers slower than renewals fall due, or the table has more leases
+     * than its workers renew (they then add workers for the late ones, by the twin rule {@link Timing#workerGrowth}).
+     * Each late renewal goes to the listeners (and so to a meter); the log says so at most once a minute, long before
+     * a lease is lost: a renewal is late past a tenth of its period ({@link Timing#lateRenewal}), and a lease is lost
+     * only when no renewal succeeded for three periods. It runs with any clock, a caller's own too.
+     */
+    private static final class RenewalLateness {
+
+        private static final long LOG_EVERY_NANOS = Duration.ofMinutes(1).toNanos();
+
+        private final String tableName;
+        private final LockClock clock;
+        private final LockTableListener listener;
+        private final ReentrantLock lock = new ReentrantLock();
+        private long lastLoggedNanos; // guarded by lock
+        private boolean logged; // guarded by lock
+        private int lateSinceLog; // guarded by lock
+        private long worstSinceLogNanos; // guarded by lock
+
+        RenewalLateness(String tableName, LockClock clock, LockTableListener listener) {
+            this.tableName = tableName;
+            this.clock = clock;
+            this.listener = listener;
+        }
+
+        void observe(Lease lease, long latenessNanos) {
+            long period = Timing.renewalPeriod(lease.durationNanos());
+            if (latenessNanos <= Timing.lateRenewal(lease.durationNanos())) {
+                return;
+            }
+            listener.onRenewalLate(lease, Duration.ofNanos(latenessNanos));
+            int count;
+            long worst;
+            lock.lock();
+            try {
+                lateSinceLog++;
+                worstSinceLogNanos = Math.max(worstSinceLogNanos, latenessNanos);
+                long now = clock.nanoTime();
+                if (logged && now - lastLoggedNanos < LOG_EVERY_NANOS) {
+                    return;
+                }
+                logged = true;
+                lastLoggedNanos = now;
+                count = lateSinceLog;
+                worst = worstSinceLogNanos;
+                lateSinceLog = 0;
+                worstSinceLogNanos = 0;
+            } finally {
+                lock.unlock();
+            }
+            log.warn(
+                    "Lock table '{}': {} renewals started late, the latest by {} ms (lock '{}', renewed every {} ms):"
+                            + " the engine answers slower than renewals fall due; leases are lost if this grows to a"
+                            + " whole lease. The table adds worker threads while this lasts, up to {}; beyond that,"
+                            + " give it longer leases",
+                    tableName,
+                    count,
+                    worst / 1_000_000,
+                    lease.name(),
+                    period / 1_000_000,
+                    Timing.MAX_WORKERS);
         }
     }
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * trips in flight; here the concurrency follows the demand, and when the demand still exceeds what the engine answers,
  * the leases closest to their end are renewed first. Beyond the base, a worker is added only for a task that has
  * waited for one longer than {@link Timing#workerGrowth} (for a renewal, a twentieth of its period: half the wait at
- * which {@link RenewalLateness} calls a renewal late, so the workers grow before anyone is warned), one per such
- * task, up to {@link Timing#MAX_WORKERS}: the engine answers slower than the base renews, and more round trips in
+ * which a renewal is reported late, {@link Timing#lateRenewal}, so the workers grow before anyone is warned), one per
+ * such task, up to {@link Timing#MAX_WORKERS}: the engine answers slower than the base renews, and more round trips in
  * flight are what keeps the leases. The timer checks a queued task that no worker took when it will be late, so the
  * bound rises even while every worker is blocked on a request.
  *
@@ -206,29 +207,23 @@ final class Scheduler implements LockClock, AutoCloseable {
 
     /** How many tasks wait for a worker. */
     int queued() {
-        lock.lock();
-        try {
-            return queue.size();
-        } finally {
-            lock.unlock();
-        }
+        return guarded(queue::size);
     }
 
     /** How many workers are alive. */
     int liveWorkers() {
-        lock.lock();
-        try {
-            return running;
-        } finally {
-            lock.unlock();
-        }
+        return guarded(() -> running);
     }
 
     /** The most workers that were alive at once. */
     int peakWorkers() {
+        return guarded(() -> peak);
+    }
+
+    private int guarded(IntSupplier read) {
         lock.lock();
         try {
-            return peak;
+            return read.getAsInt();
         } finally {
             lock.unlock();
         }
@@ -395,70 +390,5 @@ final class Scheduler implements LockClock, AutoCloseable {
             thread.setDaemon(true);
             return thread;
         };
-    }
-
-    /**
-     * Tells when renewals start late: the engine answers slower than renewals fall due, or the table has more leases
-     * than its workers renew (they then add workers for the late ones, by the twin rule {@link Timing#workerGrowth}).
-     * Each late renewal goes to the listeners (and so to a meter); the log says so at most once a minute, long before
-     * a lease is lost: a renewal is late past a tenth of its period ({@link Timing#lateRenewal}), and a lease is lost
-     * only when no renewal succeeded for three periods. It runs with any clock, a caller's own too.
-     */
-    static final class RenewalLateness {
-
-        private static final long LOG_EVERY_NANOS = Duration.ofMinutes(1).toNanos();
-
-        private final String tableName;
-        private final LockClock clock;
-        private final LockTableListener listener;
-        private final ReentrantLock lock = new ReentrantLock();
-        private long lastLoggedNanos; // guarded by lock
-        private boolean logged; // guarded by lock
-        private int lateSinceLog; // guarded by lock
-        private long worstSinceLogNanos; // guarded by lock
-
-        RenewalLateness(String tableName, LockClock clock, LockTableListener listener) {
-            this.tableName = tableName;
-            this.clock = clock;
-            this.listener = listener;
-        }
-
-        void observe(Lease lease, long latenessNanos) {
-            long period = Timing.renewalPeriod(lease.durationNanos());
-            if (latenessNanos <= Timing.lateRenewal(lease.durationNanos())) {
-                return;
-            }
-            listener.onRenewalLate(lease, Duration.ofNanos(latenessNanos));
-            int count;
-            long worst;
-            lock.lock();
-            try {
-                lateSinceLog++;
-                worstSinceLogNanos = Math.max(worstSinceLogNanos, latenessNanos);
-                long now = clock.nanoTime();
-                if (logged && now - lastLoggedNanos < LOG_EVERY_NANOS) {
-                    return;
-                }
-                logged = true;
-                lastLoggedNanos = now;
-                count = lateSinceLog;
-                worst = worstSinceLogNanos;
-                lateSinceLog = 0;
-                worstSinceLogNanos = 0;
-            } finally {
-                lock.unlock();
-            }
-            log.warn(
-                    "Lock table '{}': {} renewals started late, the latest by {} ms (lock '{}', renewed every {} ms):"
-                            + " the engine answers slower than renewals fall due; leases are lost if this grows to a"
-                            + " whole lease. The table adds worker threads while this lasts, up to {}; beyond that,"
-                            + " give it longer leases",
-                    tableName,
-                    count,
-                    worst / 1_000_000,
-                    lease.name(),
-                    period / 1_000_000,
-                    Timing.MAX_WORKERS);
-        }
     }
 }

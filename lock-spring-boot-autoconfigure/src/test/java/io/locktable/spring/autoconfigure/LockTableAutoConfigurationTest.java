@@ -33,10 +33,6 @@ import org.springframework.context.annotation.Configuration;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.dax.ClusterDaxClient;
@@ -153,14 +149,8 @@ class LockTableAutoConfigurationTest {
 
     @Test
     void theBuildersCustomizersAdjustTheClientItBuildsInOrder() {
-        List<String> operations = new CopyOnWriteArrayList<>();
         List<String> applied = new CopyOnWriteArrayList<>();
-        ExecutionInterceptor recorder = new ExecutionInterceptor() {
-            @Override
-            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
-                operations.add(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME));
-            }
-        };
+        SentOperations sent = new SentOperations();
         runner.withPropertyValues(
                         "locktable.dynamodb.endpoint=" + engine.endpoint(), "locktable.dynamodb.region=us-east-1")
                 .withBean(
@@ -172,12 +162,12 @@ class LockTableAutoConfigurationTest {
                         LockTableDynamoDbClientBuilderCustomizer.class,
                         () -> new OrderedClientCustomizer(1, builder -> {
                             applied.add("first");
-                            builder.overrideConfiguration(o -> o.addExecutionInterceptor(recorder));
+                            builder.overrideConfiguration(o -> o.addExecutionInterceptor(sent));
                         }))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(applied).containsExactly("first", "second");
-                    assertThat(operations)
+                    assertThat(sent.operations())
                             .as("the locks' requests went through the customized client")
                             .contains("DescribeTable");
                 });
@@ -199,21 +189,15 @@ class LockTableAutoConfigurationTest {
 
     @Test
     void usesTheClientOfTheContext() {
-        List<String> operations = new CopyOnWriteArrayList<>();
-        ExecutionInterceptor recorder = new ExecutionInterceptor() {
-            @Override
-            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
-                operations.add(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME));
-            }
-        };
-        runner.withBean(DynamoDbClient.class, () -> engine.newClient(o -> o.addExecutionInterceptor(recorder)))
+        SentOperations sent = new SentOperations();
+        runner.withBean(DynamoDbClient.class, () -> engine.newClient(o -> o.addExecutionInterceptor(sent)))
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(DynamoDbClient.class);
                     assertThat(context.getBean(DynamoDbClient.class)
                                     .serviceClientConfiguration()
                                     .endpointOverride())
                             .contains(engine.endpoint());
-                    assertThat(operations)
+                    assertThat(sent.operations())
                             .as("verify() at startup, through the context's client")
                             .contains("DescribeTable");
                 });

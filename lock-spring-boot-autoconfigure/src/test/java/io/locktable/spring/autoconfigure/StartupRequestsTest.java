@@ -7,14 +7,9 @@ import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -26,17 +21,14 @@ class StartupRequestsTest {
 
     private final DynamoDbEngine engine;
     private final TestTable table;
-    private final List<String> operations = new CopyOnWriteArrayList<>();
+    private final SentOperations sent = new SentOperations();
     private final ApplicationContextRunner runner;
-
-    /** What the client sent, in order. */
-    record Sent(List<String> operations) {}
 
     /** A bean of the application that needs the lock table: it notes what was sent until it was made. */
     static final class SentBeforeMe {
         private final List<String> operations;
 
-        SentBeforeMe(LockTable lockTable, Sent sent) {
+        SentBeforeMe(LockTable lockTable, SentOperations sent) {
             this.operations = List.copyOf(sent.operations());
         }
 
@@ -48,16 +40,10 @@ class StartupRequestsTest {
     StartupRequestsTest(DynamoDbEngine engine, TestTable table) {
         this.engine = engine;
         this.table = table;
-        ExecutionInterceptor recorder = new ExecutionInterceptor() {
-            @Override
-            public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
-                operations.add(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME));
-            }
-        };
         this.runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(LockTableAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> o.addExecutionInterceptor(recorder)))
-                .withBean(Sent.class, () -> new Sent(operations))
+                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> o.addExecutionInterceptor(sent)))
+                .withBean(SentOperations.class, () -> sent)
                 .withBean(SentBeforeMe.class)
                 .withPropertyValues("locktable.sort-key=" + table.sortKey().orElse(""));
     }
@@ -69,7 +55,7 @@ class StartupRequestsTest {
             assertThat(context.getBean(SentBeforeMe.class).operations())
                     .as("sent while the beans were created")
                     .isEmpty();
-            assertThat(operations).as("sent once they were").containsExactly("DescribeTable");
+            assertThat(sent.operations()).as("sent once they were").containsExactly("DescribeTable");
         });
     }
 
@@ -82,7 +68,7 @@ class StartupRequestsTest {
                         assertThat(context).hasNotFailed();
                         assertThat(context.getBean(SentBeforeMe.class).operations())
                                 .isEmpty();
-                        assertThat(operations).contains("CreateTable");
+                        assertThat(sent.operations()).contains("CreateTable");
                     });
         } finally {
             engine.deleteTable(missing);

@@ -10,18 +10,12 @@ import io.locktable.test.EngineAssumptions;
 import io.locktable.test.EngineCapability;
 import io.locktable.test.TestTable;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
@@ -36,21 +30,15 @@ class TableTimeToLiveTest {
 
     private final DynamoDbEngine engine;
     private final TestTable table;
-    private final List<String> operations = new CopyOnWriteArrayList<>();
+    private final SentOperations sent = new SentOperations();
     private final ApplicationContextRunner runner;
 
     TableTimeToLiveTest(DynamoDbEngine engine, TestTable table) {
         this.engine = engine;
         this.table = table;
-        ExecutionInterceptor recorder = new ExecutionInterceptor() {
-            @Override
-            public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
-                operations.add(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME));
-            }
-        };
         this.runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(LockTableAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> o.addExecutionInterceptor(recorder)))
+                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> o.addExecutionInterceptor(sent)))
                 .withPropertyValues("locktable.sort-key=" + table.sortKey().orElse(""), "locktable.lease-duration=2s");
     }
 
@@ -98,7 +86,7 @@ class TableTimeToLiveTest {
 
             String warning = "Could not enable the time to live of the lock table '" + created + "' on 'expiresAt'";
             assertThat(occurrences(output.getOut(), warning)).isEqualTo(1);
-            assertThat(operations).contains("CreateTable", "UpdateTimeToLive");
+            assertThat(sent.operations()).contains("CreateTable", "UpdateTimeToLive");
         } finally {
             engine.deleteTable(created);
         }
@@ -112,7 +100,7 @@ class TableTimeToLiveTest {
         String warning = "The lock items of table '" + table.name()
                 + "' carry the time-to-live attribute 'expiresAt', but the table's time to live is ";
         assertThat(occurrences(output.getOut(), warning)).isEqualTo(1);
-        assertThat(operations).contains("DescribeTimeToLive").doesNotContain("UpdateTimeToLive");
+        assertThat(sent.operations()).contains("DescribeTimeToLive").doesNotContain("UpdateTimeToLive");
     }
 
     @Test
@@ -120,6 +108,6 @@ class TableTimeToLiveTest {
         runner.withPropertyValues("locktable.table-name=" + table.name())
                 .run(context -> assertThat(context).hasNotFailed());
 
-        assertThat(operations).isNotEmpty().doesNotContain("DescribeTimeToLive", "UpdateTimeToLive");
+        assertThat(sent.operations()).isNotEmpty().doesNotContain("DescribeTimeToLive", "UpdateTimeToLive");
     }
 }
