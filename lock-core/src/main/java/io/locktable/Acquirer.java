@@ -89,6 +89,7 @@ final class Acquirer {
 
     /** One attempt, for {@link LockTable#tryAcquire}: empty if another holder has the lock. */
     Optional<Lease> tryAcquire(String name, Duration lease) {
+        listeners.onAcquireStarted(name);
         long start = clock.nanoTime();
         try {
             Attempt attempt = attempt(name, lease, Long.MAX_VALUE);
@@ -113,6 +114,7 @@ final class Acquirer {
      * @throws IllegalStateException if the table closed meanwhile
      */
     Lease acquire(String name, Duration lease, long maxWaitNanos) throws InterruptedException, TimeoutException {
+        listeners.onAcquireStarted(name);
         long start = clock.nanoTime();
         boolean waited = false;
         Handover.Waiter waiter = handover.enlist(name);
@@ -166,8 +168,13 @@ final class Acquirer {
         }
     }
 
-    /** One attempt of a {@link Leadership}, on a worker: steps 2 to 4 once, never waiting. */
-    Attempt attemptForLeader(String name, Duration lease) {
+    /**
+     * One attempt of a {@link Leadership}, on a worker: steps 2 to 4 once, never waiting.
+     *
+     * @param starts whether the attempt starts an acquire: the first of a contention or the first after a failure
+     */
+    Attempt attemptForLeader(String name, Duration lease, boolean starts) {
+        if (starts) listeners.onAcquireStarted(name);
         checkOpen(name);
         return attempt(name, lease, Long.MAX_VALUE);
     }

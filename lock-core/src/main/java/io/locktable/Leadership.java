@@ -293,7 +293,7 @@ public final class Leadership implements AutoCloseable {
         attempts++;
         Acquirer.Attempt attempt;
         try {
-            attempt = table.acquirer().attemptForLeader(name, leaseDuration);
+            attempt = table.acquirer().attemptForLeader(name, leaseDuration, attempts == 1 || failuresInRow > 0);
         } catch (RuntimeException | Error e) {
             failedAttempt(e);
             return;

@@ -79,6 +79,11 @@ final class Listeners implements LockTableListener {
     }
 
     @Override
+    public void onAcquireStarted(String name) {
+        each(l -> l.onAcquireStarted(name));
+    }
+
+    @Override
     public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
         each(l -> l.onAcquireFinished(name, outcome, elapsed, waited));
     }

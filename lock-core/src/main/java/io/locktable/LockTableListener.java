@@ -43,6 +43,18 @@ public interface LockTableListener {
     default void onBusy(String name, LockRecord holder) {}
 
     /**
+     * A call of {@code tryAcquire} or {@code acquire} started, or a leadership began to contend: its first attempt,
+     * and the first after an attempt that failed. Heard before any other event of the call, and followed by at most
+     * one {@link #onAcquireFinished(String, AcquireOutcome, Duration, boolean) onAcquireFinished} of the same name:
+     * exactly one for {@code tryAcquire} and {@code acquire} (unless the table closes meanwhile); none for a leadership
+     * that stops while it contends.
+     * Several calls of one name may be in flight at once; the events do not say which start a finish belongs to.
+     *
+     * @param name the lock
+     */
+    default void onAcquireStarted(String name) {}
+
+    /**
      * A call of {@code tryAcquire} or {@code acquire} finished.
      *
      * @param name the lock

@@ -1,6 +1,7 @@
 package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.locktable.test.DynamoDbEngine;
@@ -18,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -259,10 +261,36 @@ class AcquireTest {
         lease.release();
 
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            assertThat(heardByA.events).containsExactly("acquired 1", "finished ACQUIRED", "released 1");
-            assertThat(heardByB.events).containsExactly("busy 1", "finished BUSY");
+            assertThat(heardByA.events).containsExactly("started", "acquired 1", "finished ACQUIRED", "released 1");
+            assertThat(heardByB.events).containsExactly("started", "busy 1", "finished BUSY");
         });
         assertThat(heardByA.threads).allMatch(thread -> thread.contains("-events-"));
+    }
+
+    @Test
+    void aWaitingAcquireIsHeardStartedBeforeItWaitsAndFinishedAfter() throws Exception {
+        EventLog heardByB = new EventLog();
+        Contenders.Contender a = contenders.add();
+        Contenders.Contender b = contenders.add(builder -> builder.listener(heardByB));
+        String name = Contenders.lockName();
+        Lease held = a.locks().tryAcquire(name, LEASE).orElseThrow();
+
+        assertThatThrownBy(() -> b.locks().acquire(name, LEASE, Duration.ofMillis(300)))
+                .isInstanceOf(TimeoutException.class);
+        held.release();
+        Lease lease = b.locks().acquire(name, LEASE, Duration.ofSeconds(5));
+        lease.release();
+
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(heardByB.events).contains("released 2"));
+        List<String> events = List.copyOf(heardByB.events);
+        assertThat(events.stream().filter(event -> !event.equals("busy 1")))
+                .containsExactly(
+                        "started", "finished TIMEOUT", "started", "acquired 2", "finished ACQUIRED", "released 2");
+        assertThat(events.subList(1, events.indexOf("finished TIMEOUT")))
+                .isNotEmpty()
+                .containsOnly("busy 1");
+        assertThat(heardByB.threads).allMatch(thread -> thread.contains("-events-"));
     }
 
     /** Records the events one table's listener hears, and on which threads. */
@@ -283,6 +311,11 @@ class AcquireTest {
         @Override
         public void onBusy(String name, LockRecord holder) {
             add("busy " + holder.fencingToken());
+        }
+
+        @Override
+        public void onAcquireStarted(String name) {
+            add("started");
         }
 
         @Override
