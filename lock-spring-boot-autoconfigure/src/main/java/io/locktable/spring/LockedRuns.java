@@ -73,6 +73,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     /** Signalled, under {@link #lifecycle}, when a run ends. */
     private final Condition runEnded = lifecycle.newCondition();
 
+    private volatile LockedRunObserver observer = LockedRunObserver.NONE;
     private volatile boolean accepting = true;
     private volatile boolean started;
 
@@ -164,6 +165,15 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         return locks;
     }
 
+    /**
+     * Sets what hears each call on its thread, such as the starter's observations of runs.
+     *
+     * @param observer the observer, {@link LockedRunObserver#NONE} for none
+     */
+    public void observer(LockedRunObserver observer) {
+        this.observer = Objects.requireNonNull(observer, "observer");
+    }
+
     /** Notes the name of a {@link LockedRun} method, found at startup. */
     void register(String name) {
         names.computeIfAbsent(name, n -> new PerName());
@@ -180,8 +190,9 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         if (!name.equals(target.name())) {
             evaluated.note(name, target.name()); // before the acquire, whose events the meters tag
         }
+        LockedRunObserver.Call observed = observer.started(name, target.name());
         if (!accepting) {
-            return skip(target, name, method, perName, LockedRunEvent.SkipReason.STOPPED);
+            return skip(target, name, method, perName, LockedRunEvent.SkipReason.STOPPED, observed);
         }
         Run run = new Run(target, name, perName, Thread.currentThread());
         Throwable failure = null;
@@ -189,12 +200,12 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             if (locks.runLocked(name, target.leaseDuration(), target.minHold(), () -> run.call(body))
                     .isEmpty()) {
                 perName.answered(target);
-                return skip(target, name, method, perName, LockedRunEvent.SkipReason.BUSY);
+                return skip(target, name, method, perName, LockedRunEvent.SkipReason.BUSY, observed);
             }
         } catch (RuntimeException e) {
             if (!run.started) { // the acquire failed: the body never ran
                 perName.failed(target, name, locks.tableName(), e);
-                return skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR);
+                return skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR, observed);
             }
             failure = e;
             throw e;
@@ -203,12 +214,14 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             throw e;
         } finally {
             if (run.started) {
-                ended(run, failure); // after runLocked released the lease, or left it to its minHold
+                ended(run, failure, observed); // after runLocked released the lease, or left it to its minHold
+            } else if (failure != null) {
+                observed.ended(LockedRunObserver.Outcome.FAILED, failure); // an Error before the body
             }
         }
         if (!run.started) {
             log.debug("Skipped {}: the acquire of '{}' was answered after a whole lease", target.method(), run.lease());
-            return skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR);
+            return skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR, observed);
         }
         return run.result;
     }
@@ -218,18 +231,27 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             String name,
             Method method,
             PerName perName,
-            LockedRunEvent.SkipReason reason) {
+            LockedRunEvent.SkipReason reason,
+            LockedRunObserver.Call observed) {
         perName.skipped.increment();
         log.debug("Skipped {} ('{}'): {}", target.method(), name, reason);
         events.publish(LockedRunEvent.skipped(this, name, reason));
+        observed.ended(LockedRunObserver.Outcome.SKIPPED, null);
         return LockAnnotationInterceptor.skipped(method);
     }
 
-    private void ended(Run run, @Nullable Throwable failure) {
+    private void ended(Run run, @Nullable Throwable failure, LockedRunObserver.Call observed) {
         LockedRunEvent.Outcome outcome = run.lost
                 ? LockedRunEvent.Outcome.LOST
                 : failure != null ? LockedRunEvent.Outcome.FAILED : LockedRunEvent.Outcome.COMPLETED;
         events.publish(LockedRunEvent.ended(this, run.name(), run.lease(), outcome, run.took, failure));
+        observed.ended(
+                switch (outcome) {
+                    case LOST -> LockedRunObserver.Outcome.LOST;
+                    case FAILED -> LockedRunObserver.Outcome.FAILED;
+                    case COMPLETED -> LockedRunObserver.Outcome.RAN;
+                },
+                failure);
     }
 
     /** Starts admitting runs again after a stop, and the events. Called by the application context. */

@@ -1,0 +1,47 @@
+package io.locktable.spring;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Hears each {@link LockedRun} call on the caller's thread, from before its lock is asked for to its end, skipped
+ * calls included: for observations, which start and stop on that thread so that a trace nests the run under the
+ * caller and the body's own spans under the run. Set with {@link LockedRuns#observer(LockedRunObserver)}.
+ */
+public interface LockedRunObserver {
+
+    /** Hears nothing. */
+    LockedRunObserver NONE = (name, declaredName) -> (outcome, error) -> {};
+
+    /**
+     * A call starts, before its lock is asked for.
+     *
+     * @param name the lock's name, as this call evaluated it
+     * @param declaredName the name as declared: a template such as {@code report-#{#region}}, or the name itself
+     * @return what hears the call's end, once, on the same thread
+     */
+    Call started(String name, String declaredName);
+
+    /** One call of a {@link LockedRun} method. */
+    interface Call {
+
+        /**
+         * The call ended.
+         *
+         * @param outcome how it ended
+         * @param error what the body threw, or null
+         */
+        void ended(Outcome outcome, @Nullable Throwable error);
+    }
+
+    /** How a call ended. */
+    enum Outcome {
+        /** The body ran and returned while the lease was held. */
+        RAN,
+        /** The body did not run: another holder had the lock, the acquire failed, or the application was stopping. */
+        SKIPPED,
+        /** The lease ended while the body ran. */
+        LOST,
+        /** The body threw. */
+        FAILED
+    }
+}

@@ -1,0 +1,354 @@
+package io.locktable.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.locktable.Lease;
+import io.locktable.LockTable;
+import io.locktable.LockTableListener;
+import io.locktable.spring.LockedRun;
+import io.locktable.spring.LockedRuns;
+import io.locktable.spring.actuate.AcquireObservationContext;
+import io.locktable.spring.actuate.AcquireObservationConvention;
+import io.locktable.spring.actuate.AcquireObservations;
+import io.locktable.spring.actuate.DefaultAcquireObservationConvention;
+import io.locktable.spring.actuate.DefaultLockedRunObservationConvention;
+import io.locktable.spring.actuate.LockedRunObservationContext;
+import io.locktable.spring.actuate.LockedRunObservationConvention;
+import io.locktable.spring.actuate.LockedRunObservations;
+import io.micrometer.common.KeyValues;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Acquires and {@code @LockedRun} calls as Micrometer observations, on lock tables in memory (no engine): through a
+ * {@link TestObservationRegistry}, through Micrometer's default handler into timers, and as Prometheus renders them.
+ */
+class LockObservationsTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(5);
+    private static final Duration LEASE = Duration.ofSeconds(10);
+
+    private final String tableName = "observed-" + UUID.randomUUID();
+    /** The contexts of the observations stopped, in the order they stopped. */
+    private final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
+
+    /** Without the application's bean, which needs the Observation API. */
+    private final ApplicationContextRunner bare = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    LockTableAutoConfiguration.class,
+                    LeaderOnlyAutoConfiguration.class,
+                    LockedRunAutoConfiguration.class,
+                    LockTableObservationAutoConfiguration.class))
+            .withUserConfiguration(InMemoryTable.class)
+            .withPropertyValues("locktable.lease-duration=2s", "test.table=" + tableName);
+
+    private final ApplicationContextRunner runner = bare.withBean(Reports.class);
+
+    /** Another instance: a lock table in memory that shares this test's locks. */
+    private LockTable other() {
+        return LockTable.inMemory(tableName).build();
+    }
+
+    /** A registry for the assertions of micrometer-observation-test, which also notes the stops in order. */
+    private TestObservationRegistry recording() {
+        TestObservationRegistry registry = TestObservationRegistry.create();
+        registry.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public void onStop(Observation.Context context) {
+                stopped.add(context);
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+        });
+        return registry;
+    }
+
+    @Test
+    void anAcquireIsObservedFromItsStartToItsOutcomeTaggedOtherForANameOfTheApplication() {
+        TestObservationRegistry registry = recording();
+        runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(AcquireObservations.class);
+            LockTable locks = context.getBean(LockTable.class);
+            String name = "order-" + UUID.randomUUID();
+            Lease lease = locks.tryAcquire(name, LEASE).orElseThrow();
+            assertThat(locks.tryAcquire(name, LEASE)).isEmpty();
+            lease.release();
+
+            await().atMost(WAIT)
+                    .untilAsserted(() -> TestObservationRegistryAssert.assertThat(registry)
+                            .hasNumberOfObservationsWithNameEqualTo(DefaultAcquireObservationConvention.NAME, 2)
+                            .forAllObservationsWithNameEqualTo(
+                                    DefaultAcquireObservationConvention.NAME,
+                                    observation -> observation
+                                            .hasLowCardinalityKeyValue("lock", "other")
+                                            .hasHighCardinalityKeyValue("lock.name", name)
+                                            .hasContextualNameEqualTo("acquire other")));
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertThat(stopped)
+                            .extracting(stop ->
+                                    stop.getLowCardinalityKeyValue("outcome").getValue())
+                            .containsExactly("acquired", "busy"));
+        });
+    }
+
+    @Test
+    void aLockedRunIsObservedAroundTheCallCurrentWhileTheBodyRunsTaggedWithItsTemplate() {
+        TestObservationRegistry registry = recording();
+        runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(LockedRunObservations.class);
+            Reports reports = context.getBean(Reports.class);
+
+            assertThat(reports.byRegion("eu")).isPresent();
+            assertThat(reports.currentInBody())
+                    .as("the run's observation is the current one while the body runs")
+                    .isInstanceOf(LockedRunObservationContext.class);
+            try (LockTable other = other()) {
+                Lease held = other.tryAcquire("report-us", LEASE).orElseThrow();
+                assertThat(reports.byRegion("us"))
+                        .as("held by another instance: skipped")
+                        .isEmpty();
+                held.release();
+            }
+            assertThatThrownBy(() -> reports.failing("eu")).hasMessage("no report today");
+
+            TestObservationRegistryAssert.assertThat(registry)
+                    .hasNumberOfObservationsWithNameEqualTo(DefaultLockedRunObservationConvention.NAME, 3);
+            assertThat(stopped)
+                    .filteredOn(stop -> stop instanceof LockedRunObservationContext)
+                    .extracting(stop -> stop.getLowCardinalityKeyValues().stream()
+                                    .map(keyValue -> keyValue.getKey() + "=" + keyValue.getValue())
+                                    .toList()
+                            + " "
+                            + stop.getHighCardinalityKeyValue("lock.name").getValue()
+                            + " " + stop.getContextualName())
+                    .containsExactly(
+                            "[lock=report-#{#region}, outcome=ran] report-eu locked run report-#{#region}",
+                            "[lock=report-#{#region}, outcome=skipped] report-us locked run report-#{#region}",
+                            "[lock=failing-#{#region}, outcome=failed] failing-eu locked run failing-#{#region}");
+            assertThat(stopped)
+                    .filteredOn(stop -> stop instanceof LockedRunObservationContext run
+                            && run.name().equals("failing-eu"))
+                    .singleElement()
+                    .satisfies(stop -> assertThat(stop.getError()).hasMessage("no report today"));
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertThat(stopped)
+                            .filteredOn(stop -> stop instanceof AcquireObservationContext)
+                            .extracting(stop -> stop.getLowCardinalityKeyValue("lock")
+                                            .getValue() + " "
+                                    + stop.getLowCardinalityKeyValue("outcome").getValue())
+                            .as("the acquires of the runs, tagged with the template, not the evaluated name")
+                            .containsExactly(
+                                    "report-#{#region} acquired",
+                                    "report-#{#region} busy",
+                                    "failing-#{#region} acquired"));
+        });
+    }
+
+    @Test
+    void concurrentAcquiresOfOneNameEachStopTheirOwnObservation() throws Exception {
+        MeterRegistry meters = new SimpleMeterRegistry();
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+        runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
+            LockTable locks = context.getBean(LockTable.class);
+            String name = "contended-" + UUID.randomUUID();
+            try (LockTable other = other()) {
+                Lease held = other.tryAcquire(name, LEASE).orElseThrow();
+                CompletableFuture<Lease> patient = CompletableFuture.supplyAsync(() -> acquire(locks, name, WAIT));
+                Thread.sleep(1_000);
+                assertThatThrownBy(() -> locks.acquire(name, LEASE, Duration.ofMillis(300)))
+                        .as("started after the patient one, ended before it")
+                        .isInstanceOf(TimeoutException.class);
+                Thread.sleep(700);
+                held.release();
+                patient.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).release();
+            }
+            await().atMost(WAIT)
+                    .until(() -> meters.find(DefaultAcquireObservationConvention.NAME)
+                                    .tag("outcome", "acquired")
+                                    .timer()
+                            != null);
+            Timer timedOut = meters.get(DefaultAcquireObservationConvention.NAME)
+                    .tag("outcome", "timeout")
+                    .timer();
+            Timer acquired = meters.get(DefaultAcquireObservationConvention.NAME)
+                    .tag("outcome", "acquired")
+                    .timer();
+            assertThat(timedOut.max(TimeUnit.MILLISECONDS))
+                    .as("its own wait of 300 ms, not the patient one's")
+                    .isBetween(250.0, 900.0);
+            assertThat(acquired.max(TimeUnit.MILLISECONDS))
+                    .as("the patient wait, from its own start")
+                    .isGreaterThanOrEqualTo(1_900.0);
+        });
+    }
+
+    @Test
+    void prometheusRendersTheObservationsBesideTheMetersOfTheSameLocks() {
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new DefaultMeterObservationHandler(prometheus));
+        runner.withConfiguration(AutoConfigurations.of(
+                        LockTableMetricsAutoConfiguration.class,
+                        MetricsAutoConfiguration.class,
+                        CompositeMeterRegistryAutoConfiguration.class))
+                .withBean(PrometheusMeterRegistry.class, () -> prometheus)
+                .withBean(ObservationRegistry.class, () -> registry)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(Reports.class).byRegion("eu")).isPresent();
+                    await().atMost(WAIT)
+                            .untilAsserted(() -> assertThat(prometheus.scrape())
+                                    .contains(
+                                            "locktable_acquisition_seconds_count{error=\"none\",lock=\"report-#{#region}\","
+                                                    + "outcome=\"acquired\"} 1")
+                                    .contains(
+                                            "locktable_locked_run_seconds_count{error=\"none\",lock=\"report-#{#region}\","
+                                                    + "outcome=\"ran\"} 1")
+                                    .contains("locktable_acquire_seconds_count{lock=\"report-#{#region}\","
+                                            + "outcome=\"acquired\"} 1")
+                                    .contains("locktable_run_seconds_count{lock=\"report-#{#region}\","
+                                            + "outcome=\"completed\"} 1"));
+                });
+    }
+
+    @Test
+    void conventionsOfTheApplicationReplaceTheDefaultOnes() {
+        TestObservationRegistry registry = TestObservationRegistry.create();
+        AcquireObservationConvention acquires = new DefaultAcquireObservationConvention() {
+            @Override
+            public String getName() {
+                return "orders.lock.acquire";
+            }
+
+            @Override
+            public KeyValues getLowCardinalityKeyValues(AcquireObservationContext context) {
+                return super.getLowCardinalityKeyValues(context).and("team", "orders");
+            }
+        };
+        LockedRunObservationConvention runs = new DefaultLockedRunObservationConvention() {
+            @Override
+            public String getName() {
+                return "orders.job";
+            }
+        };
+        runner.withBean(ObservationRegistry.class, () -> registry)
+                .withBean(AcquireObservationConvention.class, () -> acquires)
+                .withBean(LockedRunObservationConvention.class, () -> runs)
+                .run(context -> {
+                    assertThat(context.getBean(Reports.class).byRegion("eu")).isPresent();
+                    TestObservationRegistryAssert.assertThat(registry)
+                            .hasObservationWithNameEqualTo("orders.job")
+                            .that()
+                            .hasLowCardinalityKeyValue("lock", "report-#{#region}");
+                    await().atMost(WAIT)
+                            .untilAsserted(() -> TestObservationRegistryAssert.assertThat(registry)
+                                    .hasObservationWithNameEqualTo("orders.lock.acquire")
+                                    .that()
+                                    .hasBeenStopped()
+                                    .hasLowCardinalityKeyValue("team", "orders"));
+                });
+    }
+
+    @Test
+    void backsOffWithoutARegistryOrTheObservationApiAndForObserversOfTheApplication() {
+        runner.run(context -> assertThat(context)
+                .hasNotFailed()
+                .doesNotHaveBean(AcquireObservations.class)
+                .doesNotHaveBean(LockedRunObservations.class));
+        bare.withClassLoader(new FilteredClassLoader("io.micrometer.observation"))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(AcquireObservations.class)
+                        .doesNotHaveBean(LockedRunObservations.class));
+        AcquireObservations mine = new AcquireObservations(ObservationRegistry.NOOP, null, () -> null, () -> null);
+        runner.withBean(ObservationRegistry.class, TestObservationRegistry::create)
+                .withBean("mine", AcquireObservations.class, () -> mine)
+                .run(context -> {
+                    assertThat(context).getBean(AcquireObservations.class).isSameAs(mine);
+                    assertThat(context).hasSingleBean(LockedRunObservations.class);
+                    assertThat(context).hasSingleBean(LockedRuns.class);
+                });
+    }
+
+    private static Lease acquire(LockTable locks, String name, Duration wait) {
+        try {
+            return locks.acquire(name, LEASE, wait);
+        } catch (InterruptedException | TimeoutException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A lock table in memory that the context's listener beans hear, as the auto-configured one does. */
+    @Configuration(proxyBeanMethods = false)
+    static class InMemoryTable {
+        @Bean
+        LockTable lockTable(@Value("${test.table}") String tableName, ObjectProvider<LockTableListener> listeners) {
+            return LockTable.inMemory(tableName)
+                    .listener(LockTableListener.forwardingTo(
+                            () -> listeners.orderedStream().toList()))
+                    .build();
+        }
+    }
+
+    /** {@code @LockedRun} methods whose names are templates over an argument. */
+    public static class Reports {
+        private final ObservationRegistry registry;
+        private final AtomicReference<Observation.@Nullable Context> current = new AtomicReference<>();
+
+        public Reports(ObjectProvider<ObservationRegistry> registry) {
+            this.registry = registry.getIfAvailable(() -> ObservationRegistry.NOOP);
+        }
+
+        /** The context of the observation that was current while the last body ran. */
+        public Observation.@Nullable Context currentInBody() {
+            return current.get();
+        }
+
+        @LockedRun(name = "report-#{#region}")
+        public Optional<Lease> byRegion(String region) {
+            Observation observation = registry.getCurrentObservation();
+            current.set(observation == null ? null : observation.getContext());
+            return Lease.current();
+        }
+
+        @LockedRun(name = "failing-#{#region}")
+        public void failing(String region) {
+            throw new IllegalStateException("no report today");
+        }
+    }
+}
