@@ -10,12 +10,16 @@ import io.locktable.LockTable;
 import io.locktable.spring.LockedRun;
 import io.locktable.spring.LockedRunEvent;
 import io.locktable.spring.LockedRuns;
+import io.locktable.spring.actuate.DefaultLockedRunObservationConvention;
 import io.locktable.spring.actuate.LocksEndpoint;
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.FaultInjector;
 import io.locktable.test.TestTable;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -190,41 +194,54 @@ class LockedRunTest {
 
     @Test
     void aRunThatLosesItsLeaseWithoutInterruptionRunsOnAndIsToldThroughTheLease() {
-        runner.run(context -> {
-            Jobs jobs = context.getBean(Jobs.class);
-            CountDownLatch entered = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            CompletableFuture<Boolean> running = CompletableFuture.supplyAsync(() -> jobs.blocks(entered, release));
-            assertThat(entered.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-            LocksEndpoint.RunDescriptor shown =
-                    context.getBean(LocksEndpoint.class).locks().runs().get(0);
-            assertThat(shown.name()).isEqualTo("blocks");
-            assertThat(shown.fencingToken()).isEqualTo(jobs.seen().fencingToken());
-            assertThat(shown.startedAt()).isNotNull();
+        TestObservationRegistry observations = TestObservationRegistry.create();
+        runner.withConfiguration(AutoConfigurations.of(LockTableObservationAutoConfiguration.class))
+                .withBean(ObservationRegistry.class, () -> observations)
+                .run(context -> {
+                    Jobs jobs = context.getBean(Jobs.class);
+                    CountDownLatch entered = new CountDownLatch(1);
+                    CountDownLatch release = new CountDownLatch(1);
+                    CompletableFuture<Boolean> running =
+                            CompletableFuture.supplyAsync(() -> jobs.blocks(entered, release));
+                    assertThat(entered.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
+                            .isTrue();
+                    LocksEndpoint.RunDescriptor shown =
+                            context.getBean(LocksEndpoint.class).locks().runs().get(0);
+                    assertThat(shown.name()).isEqualTo("blocks");
+                    assertThat(shown.fencingToken()).isEqualTo(jobs.seen().fencingToken());
+                    assertThat(shown.startedAt()).isNotNull();
 
-            faults.blackhole("UpdateItem"); // no renewal reaches the table: the lease runs out
-            try {
-                await().atMost(LEASE.plus(MARGIN)).until(() -> !jobs.seen().isHeld());
-                Events events = context.getBean(Events.class);
-                await().atMost(MARGIN).until(() -> events.of("blocks").size() == 2);
-                assertThat(events.of("blocks").get(1)).satisfies(lost -> {
-                    assertThat(lost.kind()).isEqualTo(LockedRunEvent.Kind.LOST);
-                    assertThat(lost.leaseEnd()).contains(LeaseEnd.EXPIRED);
+                    faults.blackhole("UpdateItem"); // no renewal reaches the table: the lease runs out
+                    try {
+                        await().atMost(LEASE.plus(MARGIN))
+                                .until(() -> !jobs.seen().isHeld());
+                        Events events = context.getBean(Events.class);
+                        await().atMost(MARGIN).until(() -> events.of("blocks").size() == 2);
+                        assertThat(events.of("blocks").get(1)).satisfies(lost -> {
+                            assertThat(lost.kind()).isEqualTo(LockedRunEvent.Kind.LOST);
+                            assertThat(lost.leaseEnd()).contains(LeaseEnd.EXPIRED);
+                        });
+                        release.countDown();
+                        assertThat(running.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
+                                .as("not interrupted, and Lease.current() ended")
+                                .isFalse();
+                        await().atMost(MARGIN).until(() -> events.of("blocks").size() == 3);
+                        assertThat(events.of("blocks").get(2)).satisfies(ended -> {
+                            assertThat(ended.kind()).isEqualTo(LockedRunEvent.Kind.ENDED);
+                            assertThat(ended.outcome()).contains(LockedRunEvent.Outcome.LOST);
+                        });
+                        TestObservationRegistryAssert.assertThat(observations)
+                                .hasObservationWithNameEqualTo(DefaultLockedRunObservationConvention.NAME)
+                                .that()
+                                .hasBeenStopped()
+                                .hasLowCardinalityKeyValue("lock", "blocks")
+                                .hasLowCardinalityKeyValue("outcome", "lost");
+                        assertThat(context.getBean(LocksEndpoint.class).locks().runs())
+                                .isEmpty();
+                    } finally {
+                        faults.clear();
+                    }
                 });
-                release.countDown();
-                assertThat(running.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
-                        .as("not interrupted, and Lease.current() ended")
-                        .isFalse();
-                await().atMost(MARGIN).until(() -> events.of("blocks").size() == 3);
-                assertThat(events.of("blocks").get(2)).satisfies(ended -> {
-                    assertThat(ended.kind()).isEqualTo(LockedRunEvent.Kind.ENDED);
-                    assertThat(ended.outcome()).contains(LockedRunEvent.Outcome.LOST);
-                });
-                assertThat(context.getBean(LocksEndpoint.class).locks().runs()).isEmpty();
-            } finally {
-                faults.clear();
-            }
-        });
     }
 
     @Test
