@@ -133,7 +133,6 @@ final class LockMeters {
                         .register(registry));
     }
 
-    /** Notes, on the acquiring thread, when an attempt of this call found the lock held. */
     /**
      * Times a finished call: in {@code locktable.acquire} when it did not wait for a holder (a single attempt: the
      * time of its requests), in {@code locktable.acquire.wait} when it found the lock held and went on waiting (the

@@ -55,7 +55,7 @@ import org.springframework.context.ApplicationListener;
  * from the start, at zero.
  *
  * <p>The values come from the lock table's events, which reach this binder as a {@link LockTableListener} (the
- * auto-configured lock table calls every listener bean), from the {@code ENDED} {@link LockedRunEvent}s of its {@link
+ * auto-configured lock table calls every listener bean; each event updates the meters listed above), from the {@code ENDED} {@link LockedRunEvent}s of its {@link
  * LockedRuns} (it is an application listener), and from the leader runner, the runs and the lock table's memory;
  * nothing is read from DynamoDB for a scrape. Thread-safe.
  */
@@ -127,78 +127,36 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener, A
         }
     }
 
-    /**
-     * Adds the fencing-token gauge of the lease's lock.
-     *
-     * @param lease the new lease
-     * @param tookOver whether it was taken over
-     */
     @Override
     public void onAcquired(Lease lease, boolean tookOver) {
         each(m -> m.acquired(lease));
     }
 
-    /**
-     * Notes a name of the leader runner that another holder leads.
-     *
-     * @param name the lock
-     * @param holder the item as seen
-     */
     @Override
     public void onBusy(String name, LockRecord holder) {
         each(m -> m.seen(name));
     }
 
-    /**
-     * Records the call in {@code locktable.acquire}, or in {@code locktable.acquire.wait} when it waited.
-     *
-     * @param name the lock
-     * @param outcome how the call ended
-     * @param elapsed how long it took
-     * @param waited whether it waited for a holder
-     */
     @Override
     public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
         each(m -> m.acquireFinished(name, outcome, elapsed, waited));
     }
 
-    /**
-     * Counts a successful renewal.
-     *
-     * @param lease the lease
-     */
     @Override
     public void onRenewed(Lease lease) {
         each(m -> m.renewal(lease, true));
     }
 
-    /**
-     * Counts a failed renewal.
-     *
-     * @param lease the lease
-     * @param error the error
-     */
     @Override
     public void onRenewalFailed(Lease lease, Exception error) {
         each(m -> m.renewal(lease, false));
     }
 
-    /**
-     * Counts the loss and removes the lock's fencing-token gauge when no lease of it is left.
-     *
-     * @param lease the lease
-     * @param reason lost or expired
-     */
     @Override
     public void onLost(Lease lease, LeaseEnd reason) {
         each(m -> m.lost(lease, reason));
     }
 
-    /**
-     * Removes the lock's fencing-token gauge when no lease of it is left.
-     *
-     * @param lease the lease
-     */
     @Override
     public void onReleased(Lease lease) {
         each(m -> m.ended(lease));
