@@ -1,10 +1,14 @@
 package io.locktable.spring;
 
+import io.locktable.Lease;
 import java.lang.reflect.Method;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInvocation;
@@ -49,6 +53,7 @@ final class DeferredCalls {
 
     private final Supplier<@Nullable LeaderRunner> runner;
     private final Supplier<@Nullable LockedRuns> runs;
+    private final TermEnds termEnds = new TermEnds();
 
     DeferredCalls(Supplier<@Nullable LeaderRunner> runner, Supplier<@Nullable LockedRuns> runs) {
         this.runner = runner;
@@ -138,12 +143,12 @@ final class DeferredCalls {
             return null;
         }
         LeadershipGate gate = current.register(declared.name(), declared.leaseDuration());
-        Optional<io.locktable.Lease> lease = gate.admit();
+        Optional<Lease> lease = gate.admit();
         if (lease.isEmpty()) {
             log.debug("Skipped {}: this instance does not lead '{}'", declared.method(), declared.name());
             return null;
         }
-        return new Term(gate, lease.get());
+        return new Term(gate, lease.get(), termEnds);
     }
 
     /**
@@ -188,16 +193,72 @@ final class DeferredCalls {
     }
 
     /** A {@code @LeaderOnly} call in its gate, for as long as its work runs: the term's lease is its lease. */
-    private record Term(LeadershipGate gate, io.locktable.Lease lease) implements Held {
+    private static final class Term implements Held {
+        private final LeadershipGate gate;
+        private final Lease lease;
+        private final TermEnds termEnds;
+        private volatile @Nullable Runnable cancel;
+
+        Term(LeadershipGate gate, Lease lease, TermEnds termEnds) {
+            this.gate = gate;
+            this.lease = lease;
+            this.termEnds = termEnds;
+        }
 
         @Override
-        public void onLoss(Runnable cancel) {
-            lease.whenEnded().thenRun(cancel); // any end of the term: lost, stepped down, stopped
+        public Lease lease() {
+            return lease;
+        }
+
+        @Override
+        public void onLoss(Runnable action) {
+            cancel = action;
+            termEnds.add(lease, action);
         }
 
         @Override
         public void end(@Nullable Throwable failure) {
+            Runnable action = cancel;
+            if (action != null) {
+                termEnds.remove(lease, action);
+            }
             gate.leave();
+        }
+    }
+
+    /**
+     * The cancellations of the calls in flight under each term, run when the term ends (lost, stepped down,
+     * stopped). One hook on each term's end, not one per call: a term may last for days of calls.
+     */
+    private static final class TermEnds {
+        private final Map<Lease, Set<Runnable>> cancels = new ConcurrentHashMap<>();
+
+        void add(Lease term, Runnable cancel) {
+            Set<Runnable> fresh = ConcurrentHashMap.newKeySet();
+            Set<Runnable> inFlight = cancels.putIfAbsent(term, fresh);
+            if (inFlight == null) {
+                inFlight = fresh;
+                term.whenEnded().thenRun(() -> ended(term)); // outside the map's update: it may run at once
+            }
+            inFlight.add(cancel);
+            if (term.end().isPresent()) {
+                cancel.run(); // ended meanwhile, perhaps after its hook ran; a cancellation runs twice harmlessly
+            }
+        }
+
+        /** Forgets a call's cancellation when the call ended, so the term does not keep every call it ran. */
+        void remove(Lease term, Runnable cancel) {
+            Set<Runnable> inFlight = cancels.get(term);
+            if (inFlight != null) {
+                inFlight.remove(cancel);
+            }
+        }
+
+        private void ended(Lease term) {
+            Set<Runnable> inFlight = cancels.remove(term);
+            if (inFlight != null) {
+                inFlight.forEach(Runnable::run);
+            }
         }
     }
 }
