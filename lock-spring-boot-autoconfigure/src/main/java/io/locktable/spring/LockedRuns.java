@@ -50,6 +50,11 @@ import org.springframework.context.SmartLifecycle;
  * LockedRunEvent} of kind {@code LOST}. An interrupt it caused is cleared when the run ends, so it never reaches the
  * caller's next task.
  *
+ * <p><b>Work that ends after the call returned</b> (a {@code CompletableFuture}, a {@code Mono}, a {@code Flux}, a
+ * Kotlin suspend function; see {@link DeferredCalls}): the lock is taken with {@code tryAcquire} when the method is
+ * called or its publisher subscribed, the run is among {@link #running()} until the work ends, its release honours
+ * the minimum hold (from a timer), and a lost lease cancels the work instead of interrupting a thread.
+ *
  * <p><b>Events.</b> {@link LockedRunEvent}s of the kinds {@code STARTED}, {@code LOST}, {@code ENDED} and {@code
  * SKIPPED}, delivered in order on the thread {@code locktable-events}, never on a run's thread.
  *

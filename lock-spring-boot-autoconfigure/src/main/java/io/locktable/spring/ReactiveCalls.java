@@ -20,12 +20,14 @@ import reactor.core.scheduler.Schedulers;
  * tick's thread may make), calls the method with the lease bound, and holds until the method's publisher ends.
  *
  * <ul>
- *   <li>The lease is {@link Lease#current()} on the thread that subscribes to the method's publisher, so for the
- *       work done while subscribing (a suspend function up to its first suspension, a {@code Mono.fromCallable}
- *       without {@code subscribeOn}); and it is in the subscription's Reactor context under {@link
- *       LeaseThreadLocalAccessor#KEY}, whence Reactor's automatic context propagation (Micrometer's
- *       context-propagation on the class path and {@code spring.reactor.context-propagation=auto}) binds it on
- *       every thread the chain, or a suspend function, moves to.
+ *   <li>The lease is {@link Lease#current()} on the thread that calls the method and subscribes to its publisher, so
+ *       for the work done while subscribing (a {@code Mono.fromCallable} without {@code subscribeOn}); and it is in
+ *       the subscription's Reactor context under {@link LeaseThreadLocalAccessor#KEY}, whence Reactor's automatic
+ *       context propagation (Micrometer's context-propagation on the class path and {@code
+ *       Hooks.enableAutomaticContextPropagation()}) binds it on every thread the chain moves to. A suspend function
+ *       needs that propagation even for its first line: Spring runs it in a coroutine of its own, which starts after
+ *       the subscription returned (an unconfined coroutine started inside another is queued), and restores the
+ *       context's thread locals on each resumption.
  *   <li>The hold ends, and the lock is released (after the run's minimum hold), before the completion, the error or
  *       the cancel goes on; the release runs on Reactor's bounded-elastic scheduler, as it is a blocking request.
  *   <li>When the lease is lost, or the leadership's term ends, the method's publisher is cancelled and the

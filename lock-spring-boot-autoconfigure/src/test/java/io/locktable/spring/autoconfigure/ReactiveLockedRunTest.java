@@ -206,6 +206,15 @@ class ReactiveLockedRunTest {
                 assertThat(other.tryAcquire("flux", LEASE)).isPresent().get().satisfies(Lease::release);
             }
             assertThat(items).as("each item its lease's token").containsOnly(lease.fencingToken());
+
+            jobs.newFinish();
+            Disposable cancelled = jobs.flux().subscribe();
+            await().atMost(MARGIN).until(() -> jobs.seen() != lease);
+            Lease second = jobs.seen();
+            assertThat(second.isHeld()).isTrue();
+            cancelled.dispose();
+            await().atMost(MARGIN).until(() -> !second.isHeld());
+            assertThat(second.end()).as("released when cancelled").contains(LeaseEnd.RELEASED);
         });
     }
 
