@@ -31,7 +31,7 @@ import org.springframework.util.ClassUtils;
 /**
  * Reads the declarations of the starter's method annotations, {@link LeaderOnly} and {@link LockedRun}: finds the
  * annotation (composed ones included), checks what every such method must be (a return type a skipped call can
- * return, work done before it returns, a method the proxy can intercept, not both annotations), resolves
+ * return, work done before it returns or followed until it completes ({@link DeferredCalls}), a method the proxy can intercept, not both annotations), resolves
  * placeholders and durations, and caches what it read per method and target class.
  */
 final class AnnotatedMethods {
@@ -120,6 +120,7 @@ final class AnnotatedMethods {
     private final Set<Class<?>> interceptable = ConcurrentHashMap.newKeySet();
 
     private volatile @Nullable Environment environment;
+    private volatile @Nullable ClassLoader classLoader = AnnotatedMethods.class.getClassLoader();
 
     AnnotatedMethods(Supplier<Duration> defaultLeaseDuration) {
         this.defaultLeaseDuration = defaultLeaseDuration;
@@ -127,6 +128,10 @@ final class AnnotatedMethods {
 
     void environment(Environment environment) {
         this.environment = environment;
+    }
+
+    void classLoader(ClassLoader classLoader) {
+        this.classLoader = classLoader;
     }
 
     /**
@@ -287,14 +292,26 @@ final class AnnotatedMethods {
                             + " (null when skipped) or an Optional (empty when skipped).");
         }
         String deferred = deferred(method);
-        if (deferred != null) {
+        String missing = deferred == null ? null : DeferredCalls.missingLibrary(method, classLoader);
+        if (deferred != null && DeferredCalls.shape(method) != null && missing != null) {
+            throw new MethodDeclarationException(
+                    kind.label + " method " + where + " " + deferred + ", which needs " + missing + " on the class"
+                            + " path for the " + (kind == Kind.LEADER_ONLY ? "leadership" : "lock") + " to be held"
+                            + " until its work completes.",
+                    "Add " + missing + " to the application, or declare the method to return void, a value or an"
+                            + " Optional and do the work before it returns.");
+        }
+        if (deferred != null && DeferredCalls.shape(method) == null) {
             throw new MethodDeclarationException(
                     kind.label + " method " + where + " " + deferred + ": " + kind.boundWhile + " only while the"
                             + " method runs, but its work runs after it returned, when " + kind.noLongerHeld
                             + "; and a skipped call would return null where a caller awaits a result.",
                     "Declare it to return void, a value or an Optional and do the work before it returns (block on"
-                            + " it), or take a lock for the work itself with LockTable.tryAcquire and release it when"
-                            + " the work completes.");
+                            + " it); or return a CompletableFuture or a CompletionStage, or, with Reactor on the class"
+                            + " path, a Mono, a Flux or a Publisher, or make it a Kotlin suspend function (with"
+                            + " kotlinx-coroutines-reactor), which are held until their work completes; or take a"
+                            + " lock for the work itself with LockTable.tryAcquire and release it when the work"
+                            + " completes.");
         }
         checkInterceptable(kind, method, where);
     }

@@ -27,9 +27,11 @@ import org.springframework.core.annotation.AliasFor;
  * thread, a request thread...) with the lease bound as {@link io.locktable.Lease#current()}. Otherwise it is
  * skipped: the method's body does not run and the call returns {@code null}, or {@link java.util.Optional#empty()}
  * for a method declared to return {@code Optional}. A method returning a primitive other than {@code void} cannot
- * be skipped and fails startup. So does a method whose work runs after it returned (a {@code CompletionStage} or
- * other {@code Future}, a reactive type such as {@code Mono} or {@code Flux}, a Kotlin suspend function): the lease
- * is bound only while the method runs. Being the leader when the call starts does not mean staying the leader until it
+ * be skipped and fails startup. A method whose work runs after it returned, one returning a {@code
+ * CompletableFuture}, a {@code CompletionStage}, or (with Reactor) a {@code Mono}, {@code Flux} or {@code Publisher},
+ * or a Kotlin suspend function, is held until its work ends: it runs with the term's lease when called (a future) or
+ * subscribed (a publisher), is cancelled when the term ends, and a skipped call returns a future of {@code null} or
+ * an empty publisher; other such methods (a bare {@code Future}, other reactive types) fail startup. Being the leader when the call starts does not mean staying the leader until it
  * ends: writes that must not happen after the lease was lost take {@code Lease.current().orElseThrow().heldCheck()}
  * or the {@link io.locktable.Lease#fencingToken()}.
  *

@@ -148,6 +148,19 @@ final class LeadershipGate implements LeaderTermListener {
 
     /** Admits a call if this instance leads and is not stepping down; the caller must {@link #exit()} after it. */
     Optional<Lease> enter() {
+        Optional<Lease> lease = admit();
+        if (lease.isPresent()) {
+            ownCalls.get()[0]++;
+        }
+        return lease;
+    }
+
+    /**
+     * Admits a call as {@link #enter()} does, for work that ends on any thread (a publisher, a future): it counts as
+     * a call in flight on another thread, for which a step-down or a stop waits; the caller must {@link #leave()}
+     * when the work ends.
+     */
+    Optional<Lease> admit() {
         inFlight.incrementAndGet();
         Lease lease = current;
         if (!accepting || yielded() || lease == null || !lease.isHeld()) {
@@ -155,7 +168,6 @@ final class LeadershipGate implements LeaderTermListener {
             skipped.increment();
             return Optional.empty();
         }
-        ownCalls.get()[0]++;
         return Optional.of(lease);
     }
 
@@ -167,7 +179,8 @@ final class LeadershipGate implements LeaderTermListener {
         leave();
     }
 
-    private void leave() {
+    /** A call admitted by {@link #admit()} ended. */
+    void leave() {
         inFlight.decrementAndGet();
         callsLock.lock();
         try {

@@ -102,6 +102,10 @@ public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
             throw new IllegalArgumentException("LockAnnotationAdvisor needs a ConfigurableListableBeanFactory");
         }
         this.beanFactory = listable;
+        ClassLoader loader = listable.getBeanClassLoader();
+        if (loader != null) {
+            methods.classLoader(loader); // the context's, which tells which optional libraries it has
+        }
     }
 
     /**

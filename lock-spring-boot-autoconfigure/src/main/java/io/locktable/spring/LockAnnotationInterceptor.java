@@ -15,7 +15,9 @@ import org.springframework.aop.support.AopUtils;
 /**
  * Runs or skips a call of a {@link LeaderOnly} or {@link LockedRun} method: its declaration is read (and checked)
  * first; a {@code @LeaderOnly} call then runs with the lease bound while this instance leads, and a {@code
- * @LockedRun} call is handed to {@link LockedRuns}. Without the runtime bean (no single lock table) it is skipped.
+ * @LockedRun} call is handed to {@link LockedRuns}. Without the runtime bean (no single lock table) it is skipped. A
+ * call whose work runs after it returned (a future, a publisher, a suspend function) is handed to {@link
+ * DeferredCalls}.
  */
 final class LockAnnotationInterceptor implements MethodInterceptor {
 
@@ -25,12 +27,14 @@ final class LockAnnotationInterceptor implements MethodInterceptor {
     private final AnnotatedMethods methods;
     private final Supplier<@Nullable LeaderRunner> runner;
     private final Supplier<@Nullable LockedRuns> runs;
+    private final DeferredCalls deferredCalls;
 
     LockAnnotationInterceptor(
             AnnotatedMethods methods, Supplier<@Nullable LeaderRunner> runner, Supplier<@Nullable LockedRuns> runs) {
         this.methods = methods;
         this.runner = runner;
         this.runs = runs;
+        this.deferredCalls = new DeferredCalls(runner, runs);
     }
 
     @Override
@@ -39,6 +43,10 @@ final class LockAnnotationInterceptor implements MethodInterceptor {
         Object bean = invocation.getThis();
         AnnotatedMethods.Declared declared =
                 methods.resolve(method, bean == null ? method.getDeclaringClass() : AopUtils.getTargetClass(bean));
+        DeferredCalls.Shape deferred = DeferredCalls.shape(method);
+        if (deferred != null) {
+            return deferredCalls.call(declared, deferred, invocation);
+        }
         if (declared.kind() == AnnotatedMethods.Kind.LOCKED_RUN) {
             LockedRuns current = runs.get();
             if (current == null) {
@@ -72,7 +80,7 @@ final class LockAnnotationInterceptor implements MethodInterceptor {
     }
 
     /** Proceeds with a call, for a {@code Callable}: a checked throwable that is not an exception is wrapped. */
-    private static Object proceed(MethodInvocation invocation) throws Exception {
+    static Object proceed(MethodInvocation invocation) throws Exception {
         try {
             return invocation.proceed();
         } catch (Exception | Error e) {

@@ -57,9 +57,13 @@ import org.springframework.core.annotation.AliasFor;
  * different instances, and an instance that was busy with the previous run does not hold anything between runs.
  *
  * <p><b>Same rules as {@link LeaderOnly}.</b> A method returning a primitive other than {@code void} cannot be
- * skipped and fails startup; so does a method whose work runs after it returned (a {@code CompletionStage} or other
- * {@code Future}, a reactive type, a Kotlin suspend function), a private, static or final method, and a method that
- * also carries {@code @LeaderOnly}. It may be a meta-annotation of an annotation of your own, whose attributes stand
+ * skipped and fails startup; so do a private, static or final method, and a method that also carries {@code
+ * @LeaderOnly}. A method whose work runs after it returned, one returning a {@code CompletableFuture}, a {@code
+ * CompletionStage}, or (with Reactor) a {@code Mono}, {@code Flux} or {@code Publisher}, or a Kotlin suspend function,
+ * holds the lock until its work ends: taken when called (a future) or subscribed (a publisher), released when the
+ * work completes, fails or is cancelled (not before {@link #minHold()}), and the work cancelled when the lease is
+ * lost; a skipped call returns a future of {@code null} or an empty publisher. Other such methods (a bare {@code
+ * Future}, other reactive types) fail startup. It may be a meta-annotation of an annotation of your own, whose attributes stand
  * for its own with {@link AliasFor @AliasFor}. It works on public, protected and package-private methods of beans called through the bean's proxy;
  * a call from the bean to itself bypasses the proxy and is not locked.
  *

@@ -11,11 +11,14 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
@@ -46,6 +49,11 @@ import org.springframework.context.SmartLifecycle;
  * run's thread when the method asks for it ({@link LockedRun#interruptOnLoss()}), and publishes a {@link
  * LockedRunEvent} of kind {@code LOST}. An interrupt it caused is cleared when the run ends, so it never reaches the
  * caller's next task.
+ *
+ * <p><b>Work that ends after the call returned</b> (a {@code CompletableFuture}, a {@code Mono}, a {@code Flux}, a
+ * Kotlin suspend function; see {@link DeferredCalls}): the lock is taken with {@code tryAcquire} when the method is
+ * called or its publisher subscribed, the run is among {@link #running()} until the work ends, its release honours
+ * the minimum hold (from a timer), and a lost lease cancels the work instead of interrupting a thread.
  *
  * <p><b>Events.</b> {@link LockedRunEvent}s of the kinds {@code STARTED}, {@code LOST}, {@code ENDED} and {@code
  * SKIPPED}, delivered in order on the thread {@code locktable-events}, never on a run's thread.
@@ -226,6 +234,43 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         return run.result;
     }
 
+    /**
+     * Starts a run whose work ends after the call returned (a publisher, a future; see {@link DeferredCalls}): takes
+     * the lock now and returns the run, which the caller ends when the work ends, and which is cancelled when its
+     * lease is lost. Null when the call is skipped, counted and told as a blocking call's skip.
+     */
+    @Nullable
+    Held hold(AnnotatedMethods.Declared target, String name, Method method) {
+        PerName perName = names.computeIfAbsent(target.name(), n -> new PerName());
+        if (!name.equals(target.name())) {
+            evaluated.note(name, target.name());
+        }
+        if (!accepting) {
+            skip(target, name, method, perName, LockedRunEvent.SkipReason.STOPPED);
+            return null;
+        }
+        Optional<Lease> acquired;
+        try {
+            acquired = locks.tryAcquire(name, target.leaseDuration());
+        } catch (RuntimeException e) {
+            perName.failed(target, name, locks.tableName(), e);
+            skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR);
+            return null;
+        }
+        if (acquired.isEmpty()) {
+            perName.answered(target);
+            skip(target, name, method, perName, LockedRunEvent.SkipReason.BUSY);
+            return null;
+        }
+        Run run = new Run(target, name, perName, null);
+        if (!run.begin(acquired.get())) {
+            acquired.get().release(); // answered after a whole lease: writes nothing
+            skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR);
+            return null;
+        }
+        return run;
+    }
+
     private @Nullable Object skip(
             AnnotatedMethods.Declared target,
             String name,
@@ -375,15 +420,18 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
 
     /**
      * A run: on the caller's thread inside {@link LockTable#runLocked}, its lease, its body's result, and whether its
-     * lease was lost and its thread interrupted.
+     * lease was lost and its thread interrupted. A run whose work ends after the call returned ({@link #hold}) has no
+     * thread: it is {@link Held}, ended by its caller, and cancelled instead of interrupted.
      */
-    private final class Run {
+    private final class Run implements Held {
         final AnnotatedMethods.Declared target;
         /** The lock's name: the declared one, or the one this call evaluated. */
         final String name;
 
         final PerName perName;
-        final Thread thread;
+        /** The run's thread; null for a run whose work ends after the call returned. */
+        final @Nullable Thread thread;
+
         final Instant startedAt = Instant.now();
         final long startedNanos = System.nanoTime();
         private @Nullable Lease lease;
@@ -397,8 +445,9 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         private boolean finished; // guarded by this
         private volatile boolean lost; // written under this
         private boolean interrupted; // guarded by this
+        private @Nullable Runnable cancel; // guarded by this
 
-        Run(AnnotatedMethods.Declared target, String name, PerName perName, Thread thread) {
+        Run(AnnotatedMethods.Declared target, String name, PerName perName, @Nullable Thread thread) {
             this.target = target;
             this.name = name;
             this.perName = perName;
@@ -409,44 +458,94 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             return name;
         }
 
-        Lease lease() {
+        @Override
+        public Lease lease() {
             return Objects.requireNonNull(lease, "lease");
         }
 
         /** The work given to {@code runLocked}: the body, with the lease bound. */
         Run call(Callable<Object> body) throws Exception {
-            Lease bound = Lease.current().orElseThrow();
+            if (!begin(Lease.current().orElseThrow())) {
+                return this; // answered after a whole lease: skipped, and runLocked's release writes nothing
+            }
+            try {
+                result = body.call();
+                return this;
+            } finally {
+                done();
+            }
+        }
+
+        /** Starts the run under its lease; false, and nothing started, when the lease is no longer held. */
+        boolean begin(Lease bound) {
             lease = bound;
             perName.answered(target);
             if (!bound.isHeld()) {
-                return this; // answered after a whole lease: skipped, and runLocked's release writes nothing
+                return false;
             }
             started = true;
             running.add(this);
             events.publish(LockedRunEvent.started(LockedRuns.this, name(), bound));
             bound.whenEnded().thenAccept(this::leaseEnded);
+            return true;
+        }
+
+        /** The body ended: the run is no longer running. */
+        private void done() {
+            finish();
+            took = Duration.ofNanos(System.nanoTime() - startedNanos);
+            running.remove(this);
+            lifecycle.lock();
             try {
-                result = body.call();
-                return this;
+                runEnded.signalAll();
             } finally {
-                finish();
-                took = Duration.ofNanos(System.nanoTime() - startedNanos);
-                running.remove(this);
-                lifecycle.lock();
-                try {
-                    runEnded.signalAll();
-                } finally {
-                    lifecycle.unlock();
-                }
+                lifecycle.unlock();
+            }
+        }
+
+        /**
+         * Ends a run whose work ended after the call returned: releases the lease as {@code runLocked} does, not before
+         * the minimum hold (the lease renews meanwhile; the release is then made from a timer), and tells the outcome.
+         */
+        @Override
+        public void end(@Nullable Throwable failure) {
+            done();
+            Lease held = lease();
+            long holdLeft = target.minHold().toNanos() - (System.nanoTime() - startedNanos);
+            if (holdLeft <= 0) {
+                held.release();
+            } else {
+                CompletableFuture.delayedExecutor(holdLeft, TimeUnit.NANOSECONDS)
+                        .execute(held::release);
+            }
+            ended(this, failure);
+        }
+
+        @Override
+        public void onLoss(Runnable action) {
+            boolean now;
+            synchronized (this) {
+                cancel = action;
+                now = lost && !finished;
+            }
+            if (now) {
+                action.run();
             }
         }
 
         /** On the lock table's event thread for a loss, on the run's thread for a release of its own. */
-        synchronized void leaseEnded(LeaseEnd end) {
-            if (finished || end == LeaseEnd.RELEASED) {
-                return; // released by the run itself or after it: not a loss
+        void leaseEnded(LeaseEnd end) {
+            Runnable action;
+            synchronized (this) {
+                if (finished || end == LeaseEnd.RELEASED) {
+                    return; // released by the run itself or after it: not a loss
+                }
+                lost(end);
+                action = cancel;
             }
-            lost(end);
+            if (action != null) {
+                action.run(); // out of the monitor: it runs the work's cancellation
+            }
         }
 
         private void lost(LeaseEnd end) {
@@ -456,11 +555,12 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                     name,
                     target.method(),
                     end,
-                    target.interruptOnLoss() ? "; interrupting it" : "");
+                    thread == null ? "; cancelling it" : target.interruptOnLoss() ? "; interrupting it" : "");
             events.publish(LockedRunEvent.lost(LockedRuns.this, name, lease(), end));
-            if (target.interruptOnLoss() && !finished) {
+            Thread runThread = thread;
+            if (runThread != null && target.interruptOnLoss() && !finished) {
                 interrupted = true;
-                thread.interrupt();
+                runThread.interrupt();
             }
         }
 

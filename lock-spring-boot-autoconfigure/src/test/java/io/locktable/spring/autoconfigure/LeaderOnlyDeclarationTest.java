@@ -17,7 +17,7 @@ import java.lang.annotation.Target;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -112,32 +112,45 @@ class LeaderOnlyDeclarationTest {
 
     static Stream<Arguments> deferredWork() {
         return Stream.of(
-                Arguments.of(ReturnsCompletableFuture.class, "returns java.util.concurrent.CompletableFuture"),
-                Arguments.of(ReturnsCompletionStage.class, "returns java.util.concurrent.CompletionStage"),
                 Arguments.of(ReturnsFuture.class, "returns java.util.concurrent.Future"),
-                Arguments.of(ReturnsPublisher.class, "returns the reactive type org.reactivestreams.Publisher"));
+                Arguments.of(
+                        ReturnsFlowPublisher.class, "returns the reactive type java.util.concurrent.Flow$Publisher"));
     }
 
-    /** Reactor and Kotlin are not on the test class path: their types are made up, and told by their names. */
+    /**
+     * A reactive method whose library the application lacks: Reactor (hidden) and Kotlin's coroutines (not on the test
+     * class path); their types are made up, and told by their names.
+     */
     @ParameterizedTest(name = "{1}")
     @MethodSource("deferredWorkOfMissingLibraries")
-    void aMethodWhoseWorkRunsAfterItReturnedFailsStartupWithLibrariesToldByName(ClassLoader loader, String what) {
+    void aReactiveMethodWithoutItsLibraryFailsStartup(ClassLoader loader, String what, String needs) {
         runner.withClassLoader(loader)
                 .withBean(MissingLibraryTypes.JOB, ClassUtils.resolveClassName(MissingLibraryTypes.JOB, loader))
-                .run(context -> assertThat(
-                                Analyses.of(context.getStartupFailure()).getDescription())
-                        .startsWith("@LeaderOnly method " + MissingLibraryTypes.JOB + ".run() " + what + ": "));
+                .run(context -> {
+                    FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
+                    assertThat(analysis.getDescription())
+                            .isEqualTo("@LeaderOnly method " + MissingLibraryTypes.JOB + ".run() " + what
+                                    + ", which needs " + needs + " on the class path for the leadership to be held"
+                                    + " until its work completes.");
+                    assertThat(analysis.getAction()).startsWith("Add " + needs + " to the application");
+                });
     }
 
     static Stream<Arguments> deferredWorkOfMissingLibraries() {
+        String reactor = "Reactor (io.projectreactor:reactor-core)";
         return Stream.of(
                 Arguments.of(
                         MissingLibraryTypes.returning("reactor.core.publisher.Mono"),
-                        "returns the reactive type reactor.core.publisher.Mono"),
+                        "returns the reactive type reactor.core.publisher.Mono",
+                        reactor),
                 Arguments.of(
                         MissingLibraryTypes.returning("reactor.core.publisher.Flux"),
-                        "returns the reactive type reactor.core.publisher.Flux"),
-                Arguments.of(MissingLibraryTypes.suspendFunction(), "is a Kotlin suspend function"));
+                        "returns the reactive type reactor.core.publisher.Flux",
+                        reactor),
+                Arguments.of(
+                        MissingLibraryTypes.suspendFunction(),
+                        "is a Kotlin suspend function",
+                        "the coroutines' Reactor bridge (org.jetbrains.kotlinx:kotlinx-coroutines-reactor)"));
     }
 
     @Test
@@ -259,17 +272,10 @@ class LeaderOnlyDeclarationTest {
         }
     }
 
-    static class ReturnsCompletableFuture {
+    static class ReturnsFlowPublisher {
         @LeaderOnly("deferred")
-        public CompletableFuture<String> run() {
-            return CompletableFuture.completedFuture("done");
-        }
-    }
-
-    static class ReturnsCompletionStage {
-        @LeaderOnly("deferred")
-        public CompletionStage<String> run() {
-            return CompletableFuture.completedFuture("done");
+        public Flow.Publisher<String> run() {
+            return subscriber -> {};
         }
     }
 

@@ -15,6 +15,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -81,7 +82,7 @@ class LockedRunDeclarationTest {
                 .run(context -> assertThat(
                                 Analyses.of(context.getStartupFailure()).getDescription())
                         .startsWith("@LockedRun method " + Deferred.class.getName()
-                                + ".run() returns java.util.concurrent.CompletableFuture: the lock is held and the"
+                                + ".run() returns java.util.concurrent.Future: the lock is held and the"
                                 + " lease bound only while the method runs"));
     }
 
@@ -157,9 +158,10 @@ class LockedRunDeclarationTest {
         }
     }
 
+    /** A bare Future: nothing tells when its work completes (a CompletableFuture is held until it completes). */
     static class Deferred {
         @LockedRun
-        public CompletableFuture<String> run() {
+        public Future<String> run() {
             return CompletableFuture.completedFuture("done");
         }
     }

@@ -10,10 +10,10 @@ import org.springframework.asm.Opcodes;
 import org.springframework.asm.Type;
 
 /**
- * Types of libraries that are not on the test class path (Reactor, Kotlin), made up in a class loader of their own
- * so that nothing else in the JVM (Spring's own checks for Reactor, say) believes them present. Each comes with a
- * bean class {@code generated.DeferredJob} whose {@code @LeaderOnly("deferred") run} method returns one, or, for a
- * Kotlin suspend function, takes a {@code kotlin.coroutines.Continuation} last.
+ * Types of libraries that are not on the test class path (Kotlin) or that a test hides (Reactor), made up in a class
+ * loader of their own so that nothing else in the JVM believes them present. Each comes with a bean class {@code
+ * generated.DeferredJob} whose {@code @LeaderOnly("deferred") run} method returns one, or, for a Kotlin suspend
+ * function, takes a {@code kotlin.coroutines.Continuation} last. The loader finds no other type of the library.
  */
 final class MissingLibraryTypes {
 
@@ -21,22 +21,37 @@ final class MissingLibraryTypes {
 
     private MissingLibraryTypes() {}
 
-    /** A loader with {@value #JOB}, whose {@code run()} returns an instance of the made-up class {@code type}. */
+    /**
+     * A loader with {@value #JOB}, whose {@code run()} returns an instance of the made-up class {@code type}, and that
+     * hides the real Reactor of the test class path.
+     */
     static ClassLoader returning(String type) {
-        return loader(type, false, "()L" + internal(type) + ";");
+        return loader(type, false, "()L" + internal(type) + ";", "reactor.");
     }
 
     /** A loader with {@value #JOB}, whose {@code run(Continuation)} is what Kotlin makes of a suspend function. */
     static ClassLoader suspendFunction() {
         String continuation = "kotlin.coroutines.Continuation";
-        return loader(continuation, true, "(L" + internal(continuation) + ";)Ljava/lang/Object;");
+        return loader(continuation, true, "(L" + internal(continuation) + ";)Ljava/lang/Object;", "kotlin.");
     }
 
-    private static ClassLoader loader(String library, boolean libraryIsInterface, String runDescriptor) {
+    /** A loader that defines the made-up types, and finds nothing else under {@code hidden} (a package prefix). */
+    private static ClassLoader loader(String library, boolean libraryIsInterface, String runDescriptor, String hidden) {
         Map<String, byte[]> classes = new HashMap<>();
         classes.put(library, libraryType(library, libraryIsInterface));
         classes.put(JOB, job(runDescriptor));
         return new ClassLoader(MissingLibraryTypes.class.getClassLoader()) {
+            @Override
+            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+                if (name.startsWith(hidden)) { // made up here, or hidden
+                    synchronized (getClassLoadingLock(name)) {
+                        Class<?> loaded = findLoadedClass(name);
+                        return loaded != null ? loaded : findClass(name);
+                    }
+                }
+                return super.loadClass(name, resolve);
+            }
+
             @Override
             protected Class<?> findClass(String name) throws ClassNotFoundException {
                 byte[] bytes = classes.get(name);
