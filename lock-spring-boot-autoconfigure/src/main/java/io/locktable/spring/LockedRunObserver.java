@@ -9,8 +9,11 @@ import org.jspecify.annotations.Nullable;
  */
 public interface LockedRunObserver {
 
+    /** Hears nothing of a call. */
+    Call NONE_CALL = (outcome, error) -> {};
+
     /** Hears nothing. */
-    LockedRunObserver NONE = (name, declaredName) -> (outcome, error) -> {};
+    LockedRunObserver NONE = (name, declaredName) -> NONE_CALL;
 
     /**
      * A call starts, before its lock is asked for.
@@ -20,6 +23,19 @@ public interface LockedRunObserver {
      * @return what hears the call's end, once, on the same thread
      */
     Call started(String name, String declaredName);
+
+    /**
+     * A call whose work ends after it returned (a {@code CompletableFuture}, a {@code Mono}, a {@code Flux}, a Kotlin
+     * suspend function) starts, before its lock is asked for. Its end may be heard on another thread, so nothing may
+     * be left open on the caller's thread (such as an observation's scope). By default it is not heard.
+     *
+     * @param name the lock's name, as this call evaluated it
+     * @param declaredName the name as declared
+     * @return what hears the call's end, once, on any thread
+     */
+    default Call startedDeferred(String name, String declaredName) {
+        return NONE_CALL;
+    }
 
     /** One call of a {@link LockedRun} method. */
     interface Call {

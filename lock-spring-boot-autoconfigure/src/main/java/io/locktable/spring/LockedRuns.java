@@ -245,8 +245,9 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         if (!name.equals(target.name())) {
             evaluated.note(name, target.name());
         }
+        LockedRunObserver.Call observed = observer.startedDeferred(name, target.name());
         if (!accepting) {
-            skip(target, name, method, perName, LockedRunEvent.SkipReason.STOPPED);
+            skip(target, name, method, perName, LockedRunEvent.SkipReason.STOPPED, observed);
             return null;
         }
         Optional<Lease> acquired;
@@ -254,18 +255,19 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             acquired = locks.tryAcquire(name, target.leaseDuration());
         } catch (RuntimeException e) {
             perName.failed(target, name, locks.tableName(), e);
-            skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR);
+            skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR, observed);
             return null;
         }
         if (acquired.isEmpty()) {
             perName.answered(target);
-            skip(target, name, method, perName, LockedRunEvent.SkipReason.BUSY);
+            skip(target, name, method, perName, LockedRunEvent.SkipReason.BUSY, observed);
             return null;
         }
         Run run = new Run(target, name, perName, null);
+        run.observed = observed;
         if (!run.begin(acquired.get())) {
             acquired.get().release(); // answered after a whole lease: writes nothing
-            skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR);
+            skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR, observed);
             return null;
         }
         return run;
@@ -446,6 +448,8 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         private volatile boolean lost; // written under this
         private boolean interrupted; // guarded by this
         private @Nullable Runnable cancel; // guarded by this
+        /** What hears the end of a run whose work ends after the call returned; a blocking call keeps its own. */
+        LockedRunObserver.Call observed = LockedRunObserver.NONE_CALL;
 
         Run(AnnotatedMethods.Declared target, String name, PerName perName, @Nullable Thread thread) {
             this.target = target;
@@ -518,7 +522,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                 CompletableFuture.delayedExecutor(holdLeft, TimeUnit.NANOSECONDS)
                         .execute(held::release);
             }
-            ended(this, failure);
+            ended(this, failure, observed);
         }
 
         @Override

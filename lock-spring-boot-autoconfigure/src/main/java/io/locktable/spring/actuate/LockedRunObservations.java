@@ -47,11 +47,32 @@ public final class LockedRunObservations implements LockedRunObserver {
         Observation.Scope scope = observation.openScope();
         return (outcome, error) -> {
             scope.close();
-            context.outcome(outcome);
-            if (error != null) {
-                observation.error(error);
-            }
-            observation.stop();
+            stop(observation, context, outcome, error);
         };
+    }
+
+    /**
+     * Starts the observation of a call whose work ends after it returned (a future, a publisher), without a scope:
+     * its end may come on another thread.
+     *
+     * @param name the lock's name, as the call evaluated it
+     * @param declaredName the name as declared
+     * @return what stops it, on any thread
+     */
+    @Override
+    public Call startedDeferred(String name, String declaredName) {
+        LockedRunObservationContext context = new LockedRunObservationContext(name, declaredName);
+        Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry)
+                .start();
+        return (outcome, error) -> stop(observation, context, outcome, error);
+    }
+
+    private static void stop(
+            Observation observation, LockedRunObservationContext context, Outcome outcome, @Nullable Throwable error) {
+        context.outcome(outcome);
+        if (error != null) {
+            observation.error(error);
+        }
+        observation.stop();
     }
 }

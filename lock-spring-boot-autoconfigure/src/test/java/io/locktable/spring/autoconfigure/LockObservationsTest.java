@@ -179,6 +179,33 @@ class LockObservationsTest {
     }
 
     @Test
+    void aRunWhoseWorkEndsLaterIsObservedUntilItsFutureCompletesAndLeavesNoScopeOnTheCaller() {
+        TestObservationRegistry registry = recording();
+        runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
+            Reports reports = context.getBean(Reports.class);
+            CompletableFuture<String> work = new CompletableFuture<>();
+
+            CompletableFuture<String> call = reports.later("eu", work);
+            assertThat(registry.getCurrentObservation())
+                    .as("the caller's thread keeps no scope of a run that ends later")
+                    .isNull();
+            assertThat(stopped).noneMatch(stop -> stop instanceof LockedRunObservationContext);
+
+            work.complete("done");
+            assertThat(call).succeedsWithin(WAIT).isEqualTo("done");
+            assertThat(stopped)
+                    .filteredOn(stop -> stop instanceof LockedRunObservationContext)
+                    .singleElement()
+                    .satisfies(stop -> {
+                        assertThat(stop.getLowCardinalityKeyValue("lock").getValue())
+                                .isEqualTo("later-#{#region}");
+                        assertThat(stop.getLowCardinalityKeyValue("outcome").getValue())
+                                .isEqualTo("ran");
+                    });
+        });
+    }
+
+    @Test
     void concurrentAcquiresOfOneNameEachStopTheirOwnObservation() throws Exception {
         MeterRegistry meters = new SimpleMeterRegistry();
         ObservationRegistry registry = ObservationRegistry.create();
@@ -349,6 +376,11 @@ class LockObservationsTest {
         @LockedRun(name = "failing-#{#region}")
         public void failing(String region) {
             throw new IllegalStateException("no report today");
+        }
+
+        @LockedRun(name = "later-#{#region}")
+        public CompletableFuture<String> later(String region, CompletableFuture<String> work) {
+            return work;
         }
     }
 }
