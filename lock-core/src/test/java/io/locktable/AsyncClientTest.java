@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
@@ -191,6 +192,25 @@ class AsyncClientTest {
         assertThat(contenders.item(name).get("fence").n()).isEqualTo("1");
         assertThat(async.heldLeases()).isEmpty();
         assertThat(contenders.add().locks().tryAcquire(name, LEASE)).isPresent();
+    }
+
+    @Test
+    void acquireWithAMaxWaitReturnsWithinItWhileARequestHangsAndGivesBackWhatTheRequestTook() {
+        FaultInjector faults = new FaultInjector();
+        LockTable async = asyncTable(faults, b -> {});
+        // the engine applies the write, and its answer takes eight seconds: the request's apiCallTimeout ends it
+        faults.delayReply("UpdateItem", Duration.ofSeconds(8), 1);
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> async.acquire(name, Duration.ofSeconds(30), Duration.ofSeconds(1)))
+                .isInstanceOf(TimeoutException.class)
+                .hasMessageContaining(name);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+        assertThat(took).as("bounded by maxWait, not by the request").isLessThan(Duration.ofSeconds(5));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> !contenders.item(name).containsKey("owner"));
+        assertThat(async.heldLeases()).isEmpty();
     }
 
     @Test
