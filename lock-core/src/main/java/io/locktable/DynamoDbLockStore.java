@@ -22,12 +22,12 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
- * The lock store over DynamoDB, through either SDK client ({@link DynamoDbRequests}): the only class of lock-core that sends a request about a lock item.
- * Each method builds its request (steps 2 to 7 of the protocol in {@code package-info.java}) beside where it sends
- * it, maps the answer to an outcome, recognises its own write when the SDK retried one whose answer was lost, and
- * reports every request to the listeners once. The lock item's attributes are named here once (step 1), and an item
- * read is checked to be a lock item ({@link #parse}). The table itself, checked (step 9) or created, is {@link
- * DynamoDbTableAdmin}'s.
+ * The lock store over DynamoDB, through either SDK client ({@link DynamoDbRequests}): the only class of lock-core that
+ * sends a request about a lock item. Each method builds its request (steps 2 to 7 of the protocol in {@code
+ * package-info.java}) beside where it sends it, maps the answer to an outcome, recognises its own write when the SDK
+ * retried one whose answer was lost, and reports every request to the listeners once. The lock item's attributes are
+ * named here once (step 1), and an item read is checked to be a lock item ({@link #parse}). The table itself, checked
+ * (step 9) or created, is {@link DynamoDbTableAdmin}'s.
  */
 final class DynamoDbLockStore implements LockStore {
 

@@ -171,11 +171,12 @@ public final class LockTable implements AutoCloseable {
      * LockTable locks = LockTable.builder(client, "Shop", "pk").sortKey("sk").build();
      * }</pre>
      *
-     * <p><b>Threads.</b> Each request is sent on the client and waited for on the thread that needs the answer: the
-     * caller's for an acquire or a release, a worker of the table for a renewal. So a request in flight occupies that
-     * thread until its answer comes, as with the synchronous client, and {@link Builder#schedulerThreads(int)}
-     * applies alike. An acquire interrupted while it waits for an answer cancels the request, and gives back the
-     * lock if the write was applied all the same; a release is sent and waited for even on an interrupted thread.
+     * <p><b>Threads.</b> Today each request is sent on the client and waited for on the thread that needs the answer:
+     * the caller's for an acquire or a release, a worker of the table for a renewal (and the releases of {@link
+     * #close()}). So a request in flight occupies that thread until its answer comes, as with the synchronous client,
+     * and {@link Builder#schedulerThreads(int)} applies alike. An acquire interrupted while it waits for an answer
+     * cancels the request, and gives back the lock if the write was applied all the same; a release is sent and waited
+     * for even on an interrupted thread.
      *
      * <p><b>HTTP client.</b> lock-core brings none: the client uses the one the application configured, or the
      * asynchronous HTTP client found on the class path ({@code software.amazon.awssdk:netty-nio-client}, which
