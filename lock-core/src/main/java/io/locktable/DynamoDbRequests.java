@@ -9,6 +9,7 @@ import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.CreateTableResponse;
 import software.amazon.awssdk.services.dynamodb.model.DescribeTableRequest;
@@ -249,7 +250,10 @@ sealed interface DynamoDbRequests {
                             .message(cause.toString())
                             .cause(cause)
                             .build();
-            thrown.addSuppressed(new CallerStack());
+            if (!(thrown instanceof ConditionalCheckFailedException)) {
+                // a failed condition is an answer the store reads, often (a busy lock): no stack to capture for it
+                thrown.addSuppressed(new CallerStack());
+            }
             return thrown;
         }
     }
