@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -23,12 +22,12 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
- * The lock store over a {@link DynamoDbClient}: the only class of lock-core that sends a request about a lock item.
- * Each method builds its request (steps 2 to 7 of the protocol in {@code package-info.java}) beside where it sends
- * it, maps the answer to an outcome, recognises its own write when the SDK retried one whose answer was lost, and
- * reports every request to the listeners once. The lock item's attributes are named here once (step 1), and an item
- * read is checked to be a lock item ({@link #parse}). The table itself, checked (step 9) or created, is {@link
- * DynamoDbTableAdmin}'s.
+ * The lock store over DynamoDB, through either SDK client ({@link DynamoDbRequests}): the only class of lock-core that
+ * sends a request about a lock item. Each method builds its request (steps 2 to 7 of the protocol in {@code
+ * package-info.java}) beside where it sends it, maps the answer to an outcome, recognises its own write when the SDK
+ * retried one whose answer was lost, and reports every request to the listeners once. The lock item's attributes are
+ * named here once (step 1), and an item read is checked to be a lock item ({@link #parse}). The table itself, checked
+ * (step 9) or created, is {@link DynamoDbTableAdmin}'s.
  */
 final class DynamoDbLockStore implements LockStore {
 
@@ -50,7 +49,7 @@ final class DynamoDbLockStore implements LockStore {
     private static final AttributeValue ONE = AttributeValue.fromN("1");
     private static final AttributeValue NUMBER_TYPE = AttributeValue.fromS("N");
 
-    private final DynamoDbClient client;
+    private final DynamoDbRequests client;
     private final String tableName;
     private final String partitionKey;
     private final @Nullable String sortKey;
@@ -59,7 +58,7 @@ final class DynamoDbLockStore implements LockStore {
     private final DynamoDbTableAdmin table;
 
     DynamoDbLockStore(
-            DynamoDbClient client,
+            DynamoDbRequests client,
             String tableName,
             String partitionKey,
             @Nullable String sortKey,
@@ -258,7 +257,7 @@ final class DynamoDbLockStore implements LockStore {
                 .overrideConfiguration(o -> o.apiCallTimeout(timeout))
                 .build();
         try {
-            evenIfInterrupted(() -> send(lease.name(), () -> client.updateItem(request)));
+            send(lease.name(), () -> client.updateItemEvenIfInterrupted(request));
             return ReleaseAnswer.RELEASED;
         } catch (ConditionalCheckFailedException e) {
             Map<String, AttributeValue> item = e.hasItem() ? e.item() : Map.of();
@@ -284,7 +283,7 @@ final class DynamoDbLockStore implements LockStore {
                 .overrideConfiguration(o -> o.apiCallTimeout(timeout))
                 .build();
         try {
-            evenIfInterrupted(() -> send(name, () -> client.updateItem(request)));
+            send(name, () -> client.updateItemEvenIfInterrupted(request));
             return true;
         } catch (ConditionalCheckFailedException e) {
             return false;
@@ -445,21 +444,6 @@ final class DynamoDbLockStore implements LockStore {
         } catch (RuntimeException e) {
             listeners.onRequestFailed(name, e);
             throw e;
-        }
-    }
-
-    /**
-     * Sends a request that must go out even when the caller's thread was interrupted (the SDK aborts at once on an
-     * interrupted thread): the flag is cleared for the request and set again after.
-     */
-    private static <T> T evenIfInterrupted(Supplier<T> request) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            return request.get();
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 

@@ -9,9 +9,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTimeToLiveRequest;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.MultiRegionConsistency;
@@ -21,6 +23,7 @@ import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
+import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveRequest;
 
 /**
  * The DynamoDB table itself, for {@link DynamoDbLockStore}, whose other requests are about the lock items: checks with
@@ -35,7 +38,7 @@ final class DynamoDbTableAdmin {
     /** The first version of global tables: every replica takes writes, and conditions are checked per region. */
     private static final String LEGACY_GLOBAL_TABLES = "2017.11.29";
 
-    private final DynamoDbClient client;
+    private final DynamoDbRequests client;
     private final String tableName;
     private final String partitionKey;
     private final @Nullable String sortKey;
@@ -44,7 +47,7 @@ final class DynamoDbTableAdmin {
     private volatile boolean timeToLiveWarned;
 
     DynamoDbTableAdmin(
-            DynamoDbClient client,
+            DynamoDbRequests client,
             String tableName,
             String partitionKey,
             @Nullable String sortKey,
@@ -69,8 +72,10 @@ final class DynamoDbTableAdmin {
         log.info("Created the lock table '{}'", tableName);
         if (timeToLive != null) {
             try {
-                client.updateTimeToLive(r -> r.tableName(tableName)
-                        .timeToLiveSpecification(s -> s.enabled(true).attributeName(timeToLive)));
+                client.updateTimeToLive(UpdateTimeToLiveRequest.builder()
+                        .tableName(tableName)
+                        .timeToLiveSpecification(s -> s.enabled(true).attributeName(timeToLive))
+                        .build());
                 log.info("Enabled the time to live of the lock table '{}' on '{}'", tableName, timeToLive);
             } catch (SdkException e) {
                 log.warn(
@@ -93,7 +98,7 @@ final class DynamoDbTableAdmin {
      */
     private boolean create() {
         try {
-            client.describeTable(r -> r.tableName(tableName));
+            client.describeTable(describeTable());
             return false;
         } catch (ResourceNotFoundException e) {
             // created below
@@ -112,15 +117,17 @@ final class DynamoDbTableAdmin {
         }
         boolean created;
         try {
-            client.createTable(r -> r.tableName(tableName)
+            client.createTable(CreateTableRequest.builder()
+                    .tableName(tableName)
                     .keySchema(keys)
                     .attributeDefinitions(attributes)
-                    .billingMode(BillingMode.PAY_PER_REQUEST));
+                    .billingMode(BillingMode.PAY_PER_REQUEST)
+                    .build());
             created = true;
         } catch (ResourceInUseException e) {
             created = false; // another process is creating it
         }
-        client.waiter().waitUntilTableExists(r -> r.tableName(tableName));
+        client.waitUntilTableExists(tableName);
         return created;
     }
 
@@ -132,8 +139,7 @@ final class DynamoDbTableAdmin {
      * @throws IllegalStateException naming the table and every problem found
      */
     boolean verify() {
-        TableDescription table =
-                client.describeTable(r -> r.tableName(tableName)).table();
+        TableDescription table = client.describeTable(describeTable()).table();
         List<String> problems = new ArrayList<>();
         String actualHash = keyName(table, KeyType.HASH);
         String actualRange = keyName(table, KeyType.RANGE);
@@ -184,7 +190,10 @@ final class DynamoDbTableAdmin {
         TimeToLiveDescription description;
         try {
             // null when the engine does not tell
-            description = client.describeTimeToLive(r -> r.tableName(tableName)).timeToLiveDescription();
+            description = client.describeTimeToLive(DescribeTimeToLiveRequest.builder()
+                            .tableName(tableName)
+                            .build())
+                    .timeToLiveDescription();
         } catch (SdkException e) {
             log.debug("Could not read the time to live of the lock table '{}': {}", tableName, e.toString());
             return;
@@ -205,6 +214,10 @@ final class DynamoDbTableAdmin {
                 status == null ? "not reported" : status,
                 description.attributeName() != null && !onIt ? " on '" + description.attributeName() + "'" : "",
                 attribute);
+    }
+
+    private DescribeTableRequest describeTable() {
+        return DescribeTableRequest.builder().tableName(tableName).build();
     }
 
     private static @Nullable String keyName(TableDescription table, KeyType type) {

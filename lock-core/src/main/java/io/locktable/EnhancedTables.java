@@ -2,9 +2,9 @@ package io.locktable;
 
 import java.util.Objects;
 import java.util.Optional;
-import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
+import java.util.function.BiFunction;
+import software.amazon.awssdk.enhanced.dynamodb.MappedTableResource;
 import software.amazon.awssdk.enhanced.dynamodb.TableMetadata;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
 /** Reads a table's name and keys from the enhanced client, kept apart so that client stays an optional dependency. */
@@ -12,18 +12,24 @@ final class EnhancedTables {
 
     private EnhancedTables() {}
 
-    static LockTable.Builder builderFor(DynamoDbClient client, DynamoDbTable<?> table) {
+    /**
+     * A builder for the table of the enhanced client, synchronous or asynchronous.
+     *
+     * @param builder makes the builder of a table name and partition key, over the user's client
+     */
+    static LockTable.Builder builderFor(
+            MappedTableResource<?> table, BiFunction<String, String, LockTable.Builder> builder) {
         Objects.requireNonNull(table, "table");
         TableMetadata metadata = table.tableSchema().tableMetadata();
         String partitionKey = metadata.primaryPartitionKey();
         checkString(table.tableName(), metadata, partitionKey);
-        LockTable.Builder builder = LockTable.builder(client, table.tableName(), partitionKey);
+        LockTable.Builder started = builder.apply(table.tableName(), partitionKey);
         Optional<String> sortKey = metadata.primarySortKey();
         if (sortKey.isPresent()) {
             checkString(table.tableName(), metadata, sortKey.get());
-            builder.sortKey(sortKey.get());
+            started.sortKey(sortKey.get());
         }
-        return builder;
+        return started;
     }
 
     private static void checkString(String tableName, TableMetadata metadata, String key) {

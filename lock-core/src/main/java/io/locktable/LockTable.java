@@ -15,7 +15,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
+import software.amazon.awssdk.enhanced.dynamodb.DynamoDbAsyncTable;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -127,11 +129,11 @@ public final class LockTable implements AutoCloseable {
         LockStore store;
         if (builder.store != null) {
             store = builder.store;
-        } else if (builder.client == null) {
+        } else if (builder.requests == null) {
             store = new MemoryLockStore(
                     tableName, partitionKey, sortKey, MemoryLockStore.Items.named(tableName), options);
         } else {
-            store = new DynamoDbLockStore(builder.client, tableName, partitionKey, sortKey, options, listeners);
+            store = new DynamoDbLockStore(builder.requests, tableName, partitionKey, sortKey, options, listeners);
         }
         this.store = store;
         this.workers = workers;
@@ -153,7 +155,42 @@ public final class LockTable implements AutoCloseable {
      * @throws IllegalArgumentException if a name breaks the rules of {@link LockTableNames}
      */
     public static Builder builder(DynamoDbClient client, String tableName, String partitionKey) {
-        return new Builder(client, tableName, partitionKey);
+        return new Builder(DynamoDbRequests.over(Objects.requireNonNull(client, "client")), tableName, partitionKey);
+    }
+
+    /**
+     * Starts a lock table over the asynchronous client, for an application that has only that one (Spring Cloud AWS
+     * provides one, for example). The lock table is the same: the same item, the same protocol and guarantees, the
+     * same blocking methods; a table over either client contends with one over the other on the same lock, and the
+     * fencing tokens of a lock rise across both.
+     *
+     * <pre>{@code
+     * DynamoDbAsyncClient client = DynamoDbAsyncClient.builder()
+     *         .httpClientBuilder(NettyNioAsyncHttpClient.builder())
+     *         .build();
+     * LockTable locks = LockTable.builder(client, "Shop", "pk").sortKey("sk").build();
+     * }</pre>
+     *
+     * <p><b>Threads.</b> Today each request is sent on the client and waited for on the thread that needs the answer:
+     * the caller's for an acquire or a release, a worker of the table for a renewal (and the releases of {@link
+     * #close()}). So a request in flight occupies that thread until its answer comes, as with the synchronous client,
+     * and {@link Builder#schedulerThreads(int)} applies alike. An acquire interrupted while it waits for an answer
+     * cancels the request, and gives back the lock if the write was applied all the same; a release is sent and waited
+     * for even on an interrupted thread.
+     *
+     * <p><b>HTTP client.</b> lock-core brings none: the client uses the one the application configured, or the
+     * asynchronous HTTP client found on the class path ({@code software.amazon.awssdk:netty-nio-client}, which
+     * lock-core's own tests use, or {@code aws-crt-client}).
+     *
+     * @param client the asynchronous DynamoDB client; its reads must be strongly consistent (not DAX)
+     * @param tableName the table
+     * @param partitionKey the name of the table's partition key attribute, a string
+     * @return a builder; add {@link Builder#sortKey(String)} when the table has a sort key
+     * @throws NullPointerException if the client is null
+     * @throws IllegalArgumentException if a name breaks the rules of {@link LockTableNames}
+     */
+    public static Builder builder(DynamoDbAsyncClient client, String tableName, String partitionKey) {
+        return new Builder(DynamoDbRequests.over(Objects.requireNonNull(client, "client")), tableName, partitionKey);
     }
 
     /**
@@ -213,8 +250,47 @@ public final class LockTable implements AutoCloseable {
      *     the keys
      */
     public static LockTable forTable(DynamoDbClient client, DynamoDbTable<?> table, LockTableOptions options) {
-        Objects.requireNonNull(table, "table");
-        return EnhancedTables.builderFor(client, table).options(options).build();
+        return EnhancedTables.builderFor(table, (name, key) -> builder(client, name, key))
+                .options(options)
+                .build();
+    }
+
+    /**
+     * Makes a lock table over a table of the enhanced asynchronous client, so locks share a table with entities
+     * without restating its keys: {@link #forTable(DynamoDbClient, DynamoDbTable)} for an application that has the
+     * asynchronous client only (see {@link #builder(DynamoDbAsyncClient, String, String)}).
+     *
+     * <pre>{@code
+     * DynamoDbAsyncTable<Order> orders = enhancedAsync.table("Shop", TableSchema.fromBean(Order.class));
+     * LockTable locks = LockTable.forTable(asyncClient, orders);
+     * }</pre>
+     *
+     * @param client the asynchronous DynamoDB client
+     * @param table the table
+     * @return the lock table
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a key attribute of the table is not a string
+     */
+    public static LockTable forTable(DynamoDbAsyncClient client, DynamoDbAsyncTable<?> table) {
+        return forTable(client, table, LockTableOptions.defaults());
+    }
+
+    /**
+     * Makes a lock table over a table of the enhanced asynchronous client, with options.
+     *
+     * @param client the asynchronous DynamoDB client
+     * @param table the table
+     * @param options what the lock items carry beyond the lock
+     * @return the lock table
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a key attribute of the table is not a string, or the options clash with
+     *     the keys
+     */
+    public static LockTable forTable(
+            DynamoDbAsyncClient client, DynamoDbAsyncTable<?> table, LockTableOptions options) {
+        return EnhancedTables.builderFor(table, (name, key) -> builder(client, name, key))
+                .options(options)
+                .build();
     }
 
     /**
@@ -685,7 +761,9 @@ public final class LockTable implements AutoCloseable {
          */
         private static final int DEFAULT_WORKER_THREADS = Timing.DEFAULT_WORKERS;
 
-        private final @Nullable DynamoDbClient client;
+        /** The requests to DynamoDB, over either client; null for an in-memory table or a scripted store. */
+        private final @Nullable DynamoDbRequests requests;
+
         private final String tableName;
         private final String partitionKey;
         private @Nullable String sortKey;
@@ -695,13 +773,13 @@ public final class LockTable implements AutoCloseable {
         private int schedulerThreads = DEFAULT_WORKER_THREADS;
         private final List<LockTableListener> listeners = new ArrayList<>();
 
-        private Builder(DynamoDbClient client, String tableName, String partitionKey) {
-            this(Objects.requireNonNull(client, "client"), null, tableName, partitionKey);
+        private Builder(DynamoDbRequests requests, String tableName, String partitionKey) {
+            this(requests, null, tableName, partitionKey);
         }
 
         private Builder(
-                @Nullable DynamoDbClient client, @Nullable LockStore store, String tableName, String partitionKey) {
-            this.client = client;
+                @Nullable DynamoDbRequests requests, @Nullable LockStore store, String tableName, String partitionKey) {
+            this.requests = requests;
             this.store = store;
             this.tableName = LockTableNames.checkTableName(tableName);
             this.partitionKey = LockTableNames.checkKeyAttribute("partitionKey", partitionKey);

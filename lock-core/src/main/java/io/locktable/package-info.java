@@ -22,7 +22,8 @@
  *   <li>{@code Leadership} (and {@code LeaderRun} for {@code runAsLeader}): elections over steps 2 to 6.
  *   <li>{@code Scheduler}: every thread. {@code Listeners}: events to users, off those threads.
  *   <li>{@code LockStore}: the seam and its one rule for failed requests; {@code DynamoDbLockStore} (and {@code
- *       DynamoDbTableAdmin} for the table itself) over DynamoDB; {@code MemoryLockStore} for {@link
+ *       DynamoDbTableAdmin} for the table itself) over DynamoDB, sending through {@code DynamoDbRequests} over the
+ *       synchronous or the asynchronous SDK client alike; {@code MemoryLockStore} for {@link
  *       io.locktable.LockTable#inMemory}, which users' tests drive in virtual time with {@link
  *       io.locktable.ManualLockClock}.
  * </ul>

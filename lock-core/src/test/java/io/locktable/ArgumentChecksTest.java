@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -89,7 +90,12 @@ class ArgumentChecksTest {
 
     @Test
     void badBuilderArgumentsAreRefusedWithTheirName() {
-        assertThatThrownBy(() -> LockTable.builder(null, "Shop", "pk")).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> LockTable.builder((DynamoDbClient) null, "Shop", "pk"))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("client");
+        assertThatThrownBy(() -> LockTable.builder((DynamoDbAsyncClient) null, "Shop", "pk"))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("client");
         assertThatThrownBy(() -> LockTable.builder(client, "", "pk"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("tableName");

@@ -4,6 +4,8 @@ import java.net.URI;
 import java.util.Set;
 import java.util.function.Consumer;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClientBuilder;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
@@ -74,6 +76,36 @@ public interface DynamoDbEngine {
      */
     default DynamoDbClient newClient(Consumer<ClientOverrideConfiguration.Builder> overrides) {
         return clientBuilder().overrideConfiguration(overrides).build();
+    }
+
+    /**
+     * An asynchronous client shared by all tests of this JVM, made on first use; do not close it.
+     *
+     * @return the shared asynchronous client
+     */
+    DynamoDbAsyncClient asyncClient();
+
+    /**
+     * An asynchronous client builder set up for the engine: endpoint, region and credentials. Its HTTP client is the
+     * asynchronous one on the test class path, as the SDK finds it ({@code software.amazon.awssdk:netty-nio-client}
+     * for LockTable's own tests); set one with {@code httpClientBuilder} when the class path has several.
+     *
+     * <pre>{@code
+     * DynamoDbAsyncClient client = engine.asyncClientBuilder().build();
+     * }</pre>
+     *
+     * @return a new builder
+     */
+    DynamoDbAsyncClientBuilder asyncClientBuilder();
+
+    /**
+     * A new asynchronous client of its own, for example with an {@code ExecutionInterceptor}; the caller closes it.
+     *
+     * @param overrides changes to the client's override configuration
+     * @return a new client
+     */
+    default DynamoDbAsyncClient newAsyncClient(Consumer<ClientOverrideConfiguration.Builder> overrides) {
+        return asyncClientBuilder().overrideConfiguration(overrides).build();
     }
 
     /**

@@ -5,11 +5,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.jupiter.api.extension.ParameterResolver;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * Resolves {@link DynamoDbEngine}, {@link DynamoDbClient} (the engine's shared client) and {@link TestTable}
- * parameters. A {@link TestTable} is created once per test class and key layout ({@link TableKeys}), and deleted
+ * Resolves {@link DynamoDbEngine}, {@link DynamoDbClient} and {@link DynamoDbAsyncClient} (the engine's shared
+ * clients) and {@link TestTable} parameters. A {@link TestTable} is created once per test class and key layout ({@link TableKeys}), and deleted
  * after the class. Use it through {@link DynamoDbEngineTest}.
  */
 public final class DynamoDbEngineExtension implements ParameterResolver {
@@ -23,7 +24,10 @@ public final class DynamoDbEngineExtension implements ParameterResolver {
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
         Class<?> type = parameter.getParameter().getType();
-        return type == DynamoDbEngine.class || type == DynamoDbClient.class || type == TestTable.class;
+        return type == DynamoDbEngine.class
+                || type == DynamoDbClient.class
+                || type == DynamoDbAsyncClient.class
+                || type == TestTable.class;
     }
 
     @Override
@@ -35,6 +39,9 @@ public final class DynamoDbEngineExtension implements ParameterResolver {
         }
         if (type == DynamoDbClient.class) {
             return engine.client();
+        }
+        if (type == DynamoDbAsyncClient.class) {
+            return engine.asyncClient();
         }
         if (type == TestTable.class) {
             return table(engine, parameter.getParameter(), context);

@@ -17,6 +17,8 @@ import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.retry.backoff.FixedDelayBackoffStrategy;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClientBuilder;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
@@ -42,6 +44,7 @@ final class HttpEngine implements DynamoDbEngine {
     private final Optional<Set<EngineCapability>> declared;
     private final String tablePrefix;
     private final DynamoDbClient client;
+    private @Nullable DynamoDbAsyncClient asyncClient;
     private final Set<String> created = ConcurrentHashMap.newKeySet();
     private @Nullable Set<EngineCapability> capabilities;
     private String capabilityReport;
@@ -124,6 +127,24 @@ final class HttpEngine implements DynamoDbEngine {
                 .region(region)
                 .credentialsProvider(credentials)
                 .httpClientBuilder(UrlConnectionHttpClient.builder());
+        if (endpoint != null) {
+            builder.endpointOverride(endpoint);
+        }
+        return builder;
+    }
+
+    @Override
+    public synchronized DynamoDbAsyncClient asyncClient() {
+        if (asyncClient == null) {
+            asyncClient = asyncClientBuilder().build();
+        }
+        return asyncClient;
+    }
+
+    @Override
+    public DynamoDbAsyncClientBuilder asyncClientBuilder() {
+        DynamoDbAsyncClientBuilder builder =
+                DynamoDbAsyncClient.builder().region(region).credentialsProvider(credentials);
         if (endpoint != null) {
             builder.endpointOverride(endpoint);
         }

@@ -16,6 +16,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -70,6 +71,28 @@ class DynamoDbEngineExtensionTest {
         };
         try (DynamoDbClient client = engine.newClient(o -> o.addExecutionInterceptor(recorder))) {
             client.listTables();
+        }
+        assertThat(operations).containsExactly("ListTables");
+    }
+
+    @Test
+    void injectsTheSharedAsynchronousClientAndMakesNewOnesWithTheirOwnInterceptors(
+            DynamoDbEngine engine, DynamoDbAsyncClient client, TestTable table) throws Exception {
+        assertThat(client).isSameAs(engine.asyncClient());
+        assertThat(client.describeTable(r -> r.tableName(table.name()))
+                        .get()
+                        .table()
+                        .tableName())
+                .isEqualTo(table.name());
+        List<String> operations = new CopyOnWriteArrayList<>();
+        ExecutionInterceptor recorder = new ExecutionInterceptor() {
+            @Override
+            public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+                operations.add(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME));
+            }
+        };
+        try (DynamoDbAsyncClient own = engine.newAsyncClient(o -> o.addExecutionInterceptor(recorder))) {
+            own.listTables().get();
         }
         assertThat(operations).containsExactly("ListTables");
     }
