@@ -29,7 +29,9 @@ import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
  * held, and otherwise reads first and writes only when the lock is free or its holder kept one record version for a
  * whole lease on this process's monotonic clock. A waiting acquire repeats attempts a poll apart until it wins, its
  * wait runs out, its thread is interrupted or the table closes, and wakes at once when this table releases the lock
- * ({@link Handover}). Each acquire's outcome goes to the listeners. It decides; {@link LockStore} sends.
+ * ({@link Handover}). Each acquire's outcome goes to the listeners. It decides; {@link LockStore} sends. A waiting
+ * acquire is a series of steps ({@link #next}): {@link #acquire} sleeps between them on the caller's thread, {@link
+ * AsyncAcquire} runs each on a worker and pauses on the timer.
  */
 final class Acquirer {
 

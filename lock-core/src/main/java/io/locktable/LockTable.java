@@ -328,7 +328,8 @@ public final class LockTable implements AutoCloseable {
      * <p><b>Threads.</b> The future completes on the JDK's default asynchronous executor (that of {@link
      * CompletableFuture#runAsync(Runnable)}, the common {@code ForkJoinPool}), never on a thread of the table, so the
      * stages chained to it may block as after {@code supplyAsync}; pass an executor of your own to the {@code
-     * ...Async} stages for long work.
+     * ...Async} stages for long work. With a clock of the caller's own ({@link Builder#clock}) the attempt runs where
+     * that clock's {@link LockClock#execute} runs it: a {@link ManualLockClock} runs it on the calling thread.
      *
      * <p><b>Cancelling.</b> {@link CompletableFuture#cancel(boolean) cancel} before the attempt runs sends nothing;
      * while its requests are under way it does not stop them, and a lease they took is released at once.
