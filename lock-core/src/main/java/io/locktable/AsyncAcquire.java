@@ -37,6 +37,7 @@ final class AsyncAcquire<T> {
     private final Acquirer.Waiting waiting;
     private final ReentrantLock lock = new ReentrantLock(); // held briefly, never over a request or a wait
 
+    private boolean started; // guarded by lock: enlisted and about to queue its first attempt
     private @Nullable Future<?> pause; // guarded by lock: the timer's task that queues the next attempt
     private boolean running; // guarded by lock: an attempt is on a worker
     private boolean over; // guarded by lock: won, failed or cancelled; no attempt follows
@@ -98,7 +99,20 @@ final class AsyncAcquire<T> {
 
     private CompletableFuture<T> start() {
         result.whenComplete((value, error) -> stop()); // cancelled included: on the canceller's thread
-        queueAttempt();
+        boolean closed;
+        lock.lock();
+        try {
+            started = true;
+            closed = tableClosed.getAsBoolean(); // a close before this did not see it started: it ends here
+            over = closed;
+        } finally {
+            lock.unlock();
+        }
+        if (closed) {
+            fail(acquirer.closedWhileWaiting(waiting));
+        } else {
+            queueAttempt();
+        }
         return result;
     }
 
@@ -191,8 +205,8 @@ final class AsyncAcquire<T> {
         Future<?> paused;
         lock.lock();
         try {
-            if (over) {
-                return;
+            if (over || !started) {
+                return; // over, or still being set up: start() looks at the close itself
             }
             if (closing) {
                 // the workers' queue and the timer are going away: end here, unless an attempt is under way (it
