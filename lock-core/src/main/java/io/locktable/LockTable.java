@@ -354,6 +354,12 @@ public final class LockTable implements AutoCloseable {
      * Acquires a lock, waiting as long as it takes, as {@link #acquire(String, Duration)} does, without holding a
      * thread while it waits: cancel the future to give up.
      *
+     * <pre>{@code
+     * CompletableFuture<Lease> waiting = locks.acquireAsync("report", Duration.ofSeconds(30));
+     * ...
+     * waiting.cancel(true); // no longer needed: nothing more is sent, and a lease won meanwhile is released
+     * }</pre>
+     *
      * @param name the name of the lock
      * @param leaseDuration how long the lease lasts without a renewal
      * @return a future of the lease; see {@link #acquireAsync(String, Duration, Duration)}
