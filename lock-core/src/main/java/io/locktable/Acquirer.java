@@ -29,7 +29,9 @@ import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
  * held, and otherwise reads first and writes only when the lock is free or its holder kept one record version for a
  * whole lease on this process's monotonic clock. A waiting acquire repeats attempts a poll apart until it wins, its
  * wait runs out, its thread is interrupted or the table closes, and wakes at once when this table releases the lock
- * ({@link Handover}). Each acquire's outcome goes to the listeners. It decides; {@link LockStore} sends.
+ * ({@link Handover}). Each acquire's outcome goes to the listeners. It decides; {@link LockStore} sends. A waiting
+ * acquire is a series of steps ({@link #next}): {@link #acquire} sleeps between them on the caller's thread, {@link
+ * AsyncAcquire} runs each on a worker and pauses on the timer.
  */
 final class Acquirer {
 
@@ -48,6 +50,37 @@ final class Acquirer {
      * @param holderLeaseNanos the holder's lease, or -1 when unknown
      */
     record Busy(long untilDueNanos, long holderLeaseNanos) implements Attempt {}
+
+    /** What a waiting acquire does after an attempt ({@link #next}). */
+    sealed interface Step permits Won, Pause {}
+
+    /** The attempt took the lock: the acquire is over. */
+    record Won(Lease lease) implements Step {}
+
+    /** The lock is held, or the request had no answer: the next attempt comes after this pause (step 4). */
+    record Pause(long nanos) implements Step {}
+
+    /**
+     * One waiting acquire between its attempts, the same for a thread that sleeps through the pauses ({@link
+     * #acquire}) and for {@link AsyncAcquire}, whose pauses are tasks on the timer.
+     */
+    static final class Waiting {
+        final String name;
+        final Duration lease;
+        final long maxWaitNanos;
+        final long startNanos;
+        final Handover.Waiter waiter;
+        /** Whether it paused at least once: reported with the outcome. Touched by one attempt at a time. */
+        boolean waited;
+
+        private Waiting(String name, Duration lease, long maxWaitNanos, long startNanos, Handover.Waiter waiter) {
+            this.name = name;
+            this.lease = lease;
+            this.maxWaitNanos = maxWaitNanos;
+            this.startNanos = startNanos;
+            this.waiter = waiter;
+        }
+    }
 
     private final LockStore store;
     private final LockClock clock;
@@ -106,7 +139,8 @@ final class Acquirer {
     }
 
     /**
-     * Attempts until one wins (step 4 between them), for {@link LockTable#acquire}.
+     * Attempts until one wins (step 4 between them), for {@link LockTable#acquire}: {@link #next} after each attempt,
+     * and this thread sleeps through the pauses.
      *
      * @param maxWaitNanos how long to wait, {@code Long.MAX_VALUE} for as long as it takes
      * @throws InterruptedException if the thread was interrupted, also during a request
@@ -114,58 +148,140 @@ final class Acquirer {
      * @throws IllegalStateException if the table closed meanwhile
      */
     Lease acquire(String name, Duration lease, long maxWaitNanos) throws InterruptedException, TimeoutException {
-        listeners.onAcquireStarted(name);
-        long start = clock.nanoTime();
-        boolean waited = false;
-        Handover.Waiter waiter = handover.enlist(name);
+        Waiting waiting = startWaiting(name, lease, maxWaitNanos, null);
         try {
             while (true) {
                 if (Thread.interrupted()) {
                     throw new InterruptedException("acquire of lock '" + name + "' was interrupted");
                 }
-                checkOpen(name);
-                long waitLeft = maxWaitNanos - (clock.nanoTime() - start);
-                Attempt attempt;
+                Step step;
                 try {
-                    attempt = attemptInterruptibly(name, lease, waitLeft);
-                } catch (ApiCallTimeoutException | ApiCallAttemptTimeoutException e) {
-                    long left = maxWaitNanos - (clock.nanoTime() - start);
-                    if (left <= 0) {
-                        // the request was cut short by the caller's wait, not by the lease's timeout
-                        throw timedOut(name, maxWaitNanos, start, waited, e);
-                    }
-                    // a request that outlasted the timeout the lease gives it is no answer, neither busy nor free:
-                    // a waiting acquire asks again, within its wait (an applied write was given back already)
-                    checkOpen(name);
-                    log.debug(
-                            "Acquire of lock '{}' in table '{}': a request timed out, asking again",
-                            name,
-                            store.tableName());
-                    waited = true;
-                    pause(name, waiter, Math.min(left, Timing.raceRetry(ThreadLocalRandom.current())));
-                    continue;
+                    step = next(waiting);
+                } catch (AbortedException e) {
+                    Thread.interrupted();
+                    InterruptedException interrupted =
+                            new InterruptedException("acquire of lock '" + name + "' was interrupted during a request");
+                    interrupted.initCause(e);
+                    throw interrupted;
                 }
-                if (attempt instanceof Acquired acquired) {
-                    finished(name, acquired.lease(), start, waited);
-                    return acquired.lease();
+                if (step instanceof Won won) {
+                    return won.lease();
                 }
-                long elapsed = clock.nanoTime() - start;
-                if (elapsed >= maxWaitNanos) {
-                    throw timedOut(name, maxWaitNanos, start, waited, null);
-                }
-                Busy busy = (Busy) attempt;
-                long pause = Math.min(
-                        Timing.pollPause(busy.holderLeaseNanos(), busy.untilDueNanos(), ThreadLocalRandom.current()),
-                        maxWaitNanos - elapsed);
-                waited = true;
-                pause(name, waiter, pause);
+                pause(waiting, ((Pause) step).nanos());
             }
-        } catch (RuntimeException e) {
-            finished(name, AcquireOutcome.ERROR, start, waited);
-            throw e;
         } finally {
-            handover.leave(waiter);
+            handover.leave(waiting.waiter);
         }
+    }
+
+    /**
+     * A waiting acquire starts: it is enlisted for a handover of the lock by this table.
+     *
+     * @param maxWaitNanos how long to wait, {@code Long.MAX_VALUE} for as long as it takes
+     * @param onWake for a waiter that holds no thread while it pauses: run when a handover or the table's close wakes
+     *     it (on the thread that released the lock or closes the table; it must not block), null for one that sleeps
+     */
+    Waiting startWaiting(String name, Duration lease, long maxWaitNanos, @Nullable Runnable onWake) {
+        listeners.onAcquireStarted(name);
+        return new Waiting(name, lease, maxWaitNanos, clock.nanoTime(), handover.enlist(name, onWake));
+    }
+
+    /**
+     * One attempt that does not wait ({@link LockTable#tryAcquireAsync}) is queued: it is enlisted only to hear the
+     * table's close, never handed the lock.
+     *
+     * @param onClose run when the table closes, on the closing thread; it must not block
+     */
+    Waiting startAttempt(String name, Duration lease, Runnable onClose) {
+        return new Waiting(name, lease, 0, clock.nanoTime(), handover.enlistForClose(name, onClose));
+    }
+
+    /** A waiting acquire (or an attempt of {@link #startAttempt}) ended, however: it is no longer handed the lock. */
+    void stopWaiting(Waiting waiting) {
+        handover.leave(waiting.waiter);
+    }
+
+    /**
+     * One attempt of a waiting acquire, and what it does next (step 4 between attempts): the decisions of {@link
+     * LockTable#acquire} and {@link LockTable#acquireAsync}, which differ only in how they pause. The outcome goes to
+     * the listeners when the acquire ends here (won, timed out, failed).
+     *
+     * @throws TimeoutException if the lock stayed held for the whole wait
+     * @throws IllegalStateException if the table closed meanwhile
+     * @throws AbortedException if the thread was interrupted during a request (the caller says what that means)
+     */
+    Step next(Waiting waiting) throws TimeoutException {
+        String name = waiting.name;
+        long maxWaitNanos = waiting.maxWaitNanos;
+        try {
+            checkOpen(name);
+            long waitLeft = maxWaitNanos - (clock.nanoTime() - waiting.startNanos);
+            Attempt attempt;
+            try {
+                attempt = attempt(name, waiting.lease, waitLeft);
+            } catch (ApiCallTimeoutException | ApiCallAttemptTimeoutException e) {
+                long left = maxWaitNanos - (clock.nanoTime() - waiting.startNanos);
+                if (left <= 0) {
+                    // the request was cut short by the caller's wait, not by the lease's timeout
+                    throw timedOut(name, maxWaitNanos, waiting.startNanos, waiting.waited, e);
+                }
+                // a request that outlasted the timeout the lease gives it is no answer, neither busy nor free:
+                // a waiting acquire asks again, within its wait (an applied write was given back already)
+                checkOpen(name);
+                log.debug(
+                        "Acquire of lock '{}' in table '{}': a request timed out, asking again",
+                        name,
+                        store.tableName());
+                waiting.waited = true;
+                return new Pause(Math.min(left, Timing.raceRetry(ThreadLocalRandom.current())));
+            }
+            if (attempt instanceof Acquired acquired) {
+                finished(name, acquired.lease(), waiting.startNanos, waiting.waited);
+                return new Won(acquired.lease());
+            }
+            long elapsed = clock.nanoTime() - waiting.startNanos;
+            if (elapsed >= maxWaitNanos) {
+                throw timedOut(name, maxWaitNanos, waiting.startNanos, waiting.waited, null);
+            }
+            Busy busy = (Busy) attempt;
+            long pause = Math.min(
+                    Timing.pollPause(busy.holderLeaseNanos(), busy.untilDueNanos(), ThreadLocalRandom.current()),
+                    maxWaitNanos - elapsed);
+            waiting.waited = true;
+            return new Pause(pause);
+        } catch (AbortedException e) {
+            throw e; // the caller's interrupt: no outcome, as for an interrupt between attempts
+        } catch (RuntimeException e) {
+            finished(name, AcquireOutcome.ERROR, waiting.startNanos, waiting.waited);
+            throw e;
+        }
+    }
+
+    /**
+     * For a waiter that holds no thread, before it pauses: whether this table released the lock since the last
+     * attempt (with the system clock only, as {@link #pause} does); if so the next attempt goes at once, and writes
+     * without reading first.
+     */
+    boolean handedOver(Waiting waiting) {
+        if (realTime && handover.woken(waiting.waiter)) {
+            watched.remove(waiting.name);
+            return true;
+        }
+        return false;
+    }
+
+    /** Whether a release by this table ends a pause: with the system clock only (see {@link #pause}). */
+    boolean handsOver() {
+        return realTime;
+    }
+
+    /**
+     * A waiter that holds no thread learns that the table closed (it was woken): the acquire ends as an attempt
+     * would have ended it.
+     */
+    IllegalStateException closedWhileWaiting(Waiting waiting) {
+        finished(waiting.name, AcquireOutcome.ERROR, waiting.startNanos, waiting.waited);
+        return closedWhileAcquiring(waiting.name);
     }
 
     /**
@@ -214,32 +330,24 @@ final class Acquirer {
      * Waits until the next poll (step 4); with the system clock, a release of the lock by this very table ends the
      * wait at once, and the next attempt writes without reading first.
      */
-    private void pause(String name, Handover.Waiter waiter, long nanos) throws InterruptedException {
+    private void pause(Waiting waiting, long nanos) throws InterruptedException {
         if (!realTime) {
             clock.sleep(nanos); // a clock of the caller's own: its time is not real time
-        } else if (handover.await(waiter, nanos)) {
-            watched.remove(name); // released by this very table: the next attempt writes at once
+        } else if (handover.await(waiting.waiter, nanos)) {
+            watched.remove(waiting.name); // released by this very table: the next attempt writes at once
         }
     }
 
     /** A waiting acquire ends as soon as the table closes: it would never be renewed. */
     private void checkOpen(String name) {
         if (tableClosed.getAsBoolean()) {
-            throw new IllegalStateException(
-                    "lock table " + store.tableName() + " was closed while lock '" + name + "' was being acquired");
+            throw closedWhileAcquiring(name);
         }
     }
 
-    private Attempt attemptInterruptibly(String name, Duration lease, long waitLeftNanos) throws InterruptedException {
-        try {
-            return attempt(name, lease, waitLeftNanos);
-        } catch (AbortedException e) {
-            Thread.interrupted();
-            InterruptedException interrupted =
-                    new InterruptedException("acquire of lock '" + name + "' was interrupted during a request");
-            interrupted.initCause(e);
-            throw interrupted;
-        }
+    private IllegalStateException closedWhileAcquiring(String name) {
+        return new IllegalStateException(
+                "lock table " + store.tableName() + " was closed while lock '" + name + "' was being acquired");
     }
 
     private TimeoutException timedOut(
@@ -418,7 +526,8 @@ final class Acquirer {
      * at once and writes (one request), instead of reading at its next poll, up to a third of a lease later. Waiters
      * of other processes still learn it at their next poll.
      *
-     * <p>Each waiter parks on a semaphore of its own, and the waiters of one name are a queue of their own: no
+     * <p>Each waiter parks on a semaphore of its own (one that holds no thread, {@link AsyncAcquire}, is also called
+     * back), and the waiters of one name are a queue of their own: no
      * monitor is held while anyone waits (a virtual thread never pins its carrier here), and a release wakes one
      * waiter of its name only. {@link #closeAll()} wakes every waiter, so that a closing table leaves none parked.
      */
@@ -429,9 +538,21 @@ final class Acquirer {
             private final String name;
             private final Semaphore wake = new Semaphore(0);
             private final AtomicBoolean signalled = new AtomicBoolean();
+            private final @Nullable Runnable onWake;
+            private final boolean closeOnly; // hears the close, is never handed the lock
 
-            private Waiter(String name) {
+            private Waiter(String name, @Nullable Runnable onWake, boolean closeOnly) {
                 this.name = name;
+                this.onWake = onWake;
+                this.closeOnly = closeOnly;
+            }
+
+            /** The permit a sleeping waiter takes, and the callback of one that holds no thread. */
+            private void wake() {
+                wake.release();
+                if (onWake != null) {
+                    onWake.run();
+                }
             }
         }
 
@@ -439,14 +560,31 @@ final class Acquirer {
         private volatile boolean closed;
 
         Waiter enlist(String name) {
-            Waiter waiter = new Waiter(name);
+            return enlist(name, null);
+        }
+
+        /**
+         * @param onWake run on each wake, by the thread that releases the lock or closes the table (it must not
+         *     block); the wake's permit stays for {@link #woken} or {@link #await} to take
+         */
+        Waiter enlist(String name, @Nullable Runnable onWake) {
+            return enlist(new Waiter(name, onWake, false));
+        }
+
+        /** For one attempt that does not wait, queued on the workers: {@code onClose} runs when the table closes. */
+        Waiter enlistForClose(String name, Runnable onClose) {
+            return enlist(new Waiter(name, onClose, true));
+        }
+
+        private Waiter enlist(Waiter waiter) {
+            String name = waiter.name;
             waiting.compute(name, (key, queue) -> {
                 Deque<Waiter> line = queue == null ? new ConcurrentLinkedDeque<>() : queue;
                 line.add(waiter);
                 return line;
             });
             if (closed) {
-                waiter.wake.release();
+                waiter.wake.release(); // its first attempt finds the table closed: no callback before it starts
             }
             return waiter;
         }
@@ -465,8 +603,8 @@ final class Acquirer {
                 return;
             }
             for (Waiter waiter : queue) {
-                if (waiter.signalled.compareAndSet(false, true)) {
-                    waiter.wake.release();
+                if (!waiter.closeOnly && waiter.signalled.compareAndSet(false, true)) {
+                    waiter.wake();
                     return;
                 }
             }
@@ -477,7 +615,7 @@ final class Acquirer {
             closed = true;
             for (Deque<Waiter> queue : waiting.values()) {
                 for (Waiter waiter : queue) {
-                    waiter.wake.release();
+                    waiter.wake();
                 }
             }
         }
@@ -492,6 +630,23 @@ final class Acquirer {
             if (!waiter.wake.tryAcquire(nanos, TimeUnit.NANOSECONDS)) {
                 return false;
             }
+            rejoin(waiter);
+            return true;
+        }
+
+        /**
+         * Without waiting, for a waiter that holds no thread: whether it was woken since it last looked (the lock is
+         * free, or the table closed); the caller looks at which.
+         */
+        boolean woken(Waiter waiter) {
+            if (!waiter.wake.tryAcquire()) {
+                return false;
+            }
+            rejoin(waiter);
+            return true;
+        }
+
+        private void rejoin(Waiter waiter) {
             waiter.signalled.set(false);
             // to the back of the line: if another process took the lock, the next release wakes someone else first
             waiting.computeIfPresent(waiter.name, (key, queue) -> {
@@ -500,7 +655,6 @@ final class Acquirer {
                 }
                 return queue;
             });
-            return true;
         }
     }
 }

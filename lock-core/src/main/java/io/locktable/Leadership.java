@@ -425,6 +425,14 @@ public final class Leadership implements AutoCloseable {
         schedule(delayNanos);
     }
 
+    /**
+     * The table has closed: every lease of it has ended, and its workers and timer dropped what they had queued, a
+     * release or an attempt of this election among them. The election has stopped, then, whether or not those ran.
+     */
+    void tableClosed() {
+        finish(null);
+    }
+
     private boolean isStopping() {
         synchronized (state) {
             return stopping;

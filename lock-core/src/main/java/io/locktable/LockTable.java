@@ -10,10 +10,13 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbAsyncTable;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
@@ -385,6 +388,111 @@ public final class LockTable implements AutoCloseable {
         return acquirer.acquire(name, leaseDuration, saturatedNanos(maxWait));
     }
 
+    /**
+     * Tries once to acquire a lock, as {@link #tryAcquire} does, without blocking the calling thread: the attempt runs
+     * on one of the table's worker threads, and the future completes with its result.
+     *
+     * <pre>{@code
+     * locks.tryAcquireAsync("cache-refresh", Duration.ofSeconds(30))
+     *         .thenAccept(maybe -> maybe.ifPresent(lease -> {
+     *             try (lease) {
+     *                 refreshCache(lease.fencingToken());
+     *             }
+     *         }));
+     * }</pre>
+     *
+     * <p><b>Threads.</b> The future completes on the JDK's default asynchronous executor (that of {@link
+     * CompletableFuture#runAsync(Runnable)}, the common {@code ForkJoinPool}), never on a thread of the table, so the
+     * stages chained to it may block as after {@code supplyAsync}; pass an executor of your own to the {@code
+     * ...Async} stages for long work. With a clock of the caller's own ({@link Builder#clock}) the attempt runs where
+     * that clock's {@link LockClock#execute} runs it: a {@link ManualLockClock} runs it on the calling thread.
+     *
+     * <p><b>Cancelling.</b> {@link CompletableFuture#cancel(boolean) cancel} before the attempt runs sends nothing;
+     * while its requests are under way it does not stop them, and a lease they took is released at once.
+     *
+     * @param name the name of the lock
+     * @param leaseDuration how long the lease lasts without a renewal, from {@link #MIN_LEASE_DURATION} to {@link
+     *     #MAX_LEASE_DURATION}
+     * @return a future of the lease, or of empty if another holder has the lock. It completes exceptionally with
+     *     what {@link #tryAcquire} throws once it has started: {@link LockItemConflictException}, {@code
+     *     ResourceNotFoundException}, {@code DynamoDbException}, or {@link IllegalStateException} if the table
+     *     closed meanwhile
+     * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range (at once)
+     * @throws NullPointerException if the lease duration is null
+     * @throws IllegalStateException if this table is closed
+     */
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync(String name, Duration leaseDuration) {
+        checkArguments(name, leaseDuration);
+        return AsyncAcquire.once(acquirer, clock, workers, closed::get, name, leaseDuration);
+    }
+
+    /**
+     * Acquires a lock, waiting as long as it takes, as {@link #acquire(String, Duration)} does, without holding a
+     * thread while it waits: cancel the future to give up.
+     *
+     * <pre>{@code
+     * CompletableFuture<Lease> waiting = locks.acquireAsync("report", Duration.ofSeconds(30));
+     * ...
+     * waiting.cancel(true); // no longer needed: nothing more is sent, and a lease won meanwhile is released
+     * }</pre>
+     *
+     * @param name the name of the lock
+     * @param leaseDuration how long the lease lasts without a renewal
+     * @return a future of the lease; see {@link #acquireAsync(String, Duration, Duration)}
+     * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range (at once)
+     * @throws NullPointerException if the lease duration is null
+     * @throws IllegalStateException if this table is closed
+     */
+    public CompletableFuture<Lease> acquireAsync(String name, Duration leaseDuration) {
+        checkArguments(name, leaseDuration);
+        return AsyncAcquire.waiting(acquirer, clock, workers, closed::get, name, leaseDuration, Long.MAX_VALUE);
+    }
+
+    /**
+     * Acquires a lock, waiting at most {@code maxWait}, as {@link #acquire(String, Duration, Duration)} does (the same
+     * requests, polls and takeover), without holding a thread while it waits: each attempt is a task on the table's
+     * worker threads, each pause between polls a task on its timer, so thousands of waiting acquires cost no thread
+     * each. A release of the lock by this same table ends the pause at once.
+     *
+     * <pre>{@code
+     * locks.acquireAsync("report", Duration.ofSeconds(30), Duration.ofMinutes(1))
+     *         .thenAcceptAsync(lease -> {
+     *             try (lease) {
+     *                 buildReport(lease.fencingToken());
+     *             }
+     *         }, executor);
+     * }</pre>
+     *
+     * <p><b>Threads.</b> The future completes on the JDK's default asynchronous executor (that of {@link
+     * CompletableFuture#runAsync(Runnable)}, the common {@code ForkJoinPool}), never on a thread of the table.
+     *
+     * <p><b>Cancelling.</b> {@link CompletableFuture#cancel(boolean) cancel} ends the wait: no further request is
+     * sent. If an attempt's request is under way it is not cut short, and what it took is not lost: a lease it won is
+     * released at once, and a write whose answer never came is given back, as for any acquire.
+     *
+     * @param name the name of the lock
+     * @param leaseDuration how long the lease lasts without a renewal
+     * @param maxWait how long to wait for the lock, zero or more
+     * @return a future of the lease (one answered only after a whole lease has ended already). It completes
+     *     exceptionally with {@link TimeoutException} (naming the lock, the table and the wait) if the lock stayed held
+     *     for the whole wait, {@link IllegalStateException} if the table closed meanwhile, {@link
+     *     LockItemConflictException} if the item at the lock's key is not a lock item, and the SDK's exceptions as
+     *     {@link #acquire} throws them; with {@link java.util.concurrent.CancellationException} once cancelled
+     * @throws IllegalArgumentException if the name is null or empty, the lease is out of range or the wait negative
+     *     (at once)
+     * @throws NullPointerException if the lease duration or the wait is null
+     * @throws IllegalStateException if this table is closed
+     */
+    public CompletableFuture<Lease> acquireAsync(String name, Duration leaseDuration, Duration maxWait) {
+        checkArguments(name, leaseDuration);
+        Objects.requireNonNull(maxWait, "maxWait");
+        if (maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
+        }
+        return AsyncAcquire.waiting(
+                acquirer, clock, workers, closed::get, name, leaseDuration, saturatedNanos(maxWait));
+    }
+
     /** The table's acquires, for the attempts of a {@link Leadership}. */
     Acquirer acquirer() {
         return acquirer;
@@ -504,6 +612,59 @@ public final class LockTable implements AutoCloseable {
         Objects.requireNonNull(work, "work");
         LeaderRun run = new LeaderRun(this, name, leaseDuration, work);
         run.run(start(new Leadership(this, name, leaseDuration, lease -> {}, run.terms(), listeners, clock)));
+    }
+
+    /**
+     * Leads on a lock as {@link #runAsLeader} does, with work that returns a stage instead of blocking a thread: of
+     * all the processes that run this for the same lock, one at a time runs {@code work}, and when its lease is lost
+     * another takes over. The election is a {@link Leadership} (see {@link #lead(String, Duration)}): no thread
+     * waits while this process does not lead.
+     *
+     * <p><b>A term.</b> For each term won, {@code work.apply(lease)} is called on the JDK's default asynchronous
+     * executor (that of {@link CompletableFuture#runAsync(Runnable)}), never on the table's threads, with the lease
+     * bound as {@link Lease#current()} during the call (bind it again in stages that run later, with {@link
+     * Lease#callAsCurrent}). When the lease ends (lost, run out, or the table closed) the work's stage is cancelled
+     * ({@code toCompletableFuture().cancel(true)}, from the same executor) and, once that stage has completed, the
+     * election contends again; the next term's work is called only after the last one's stage completed.
+     *
+     * <p><b>How it ends.</b> If the lease was lost, whatever the stage completed with, this contends again. If the
+     * caller cancels the returned future, the work's stage is cancelled, the election stops and the lease is released.
+     * If the stage completes on its own, normally or exceptionally, the lease is released and then the returned
+     * future completes the same way: a leader that is done hands the lock on. Errors of the election are those of
+     * {@link #runAsLeader}: transient ones are retried after a third of the lease, any other ends the run.
+     *
+     * <pre>{@code
+     * CompletableFuture<Void> leading = locks.runAsLeaderAsync("order-sweeper", Duration.ofSeconds(30),
+     *         lease -> sweeper.sweepEveryMinute(lease)); // a stage that runs until cancelled
+     * ...
+     * leading.cancel(true); // at shutdown: steps down, the lock goes to another process at its next poll
+     * }</pre>
+     *
+     * <p><b>Fencing.</b> A stage that ignores its cancellation runs on after the lease is lost, and another process
+     * may then lead at the same time: fence writes with {@link Lease#heldCheck()} or {@link Lease#fencingToken()}.
+     *
+     * @param name the name of the lock
+     * @param leaseDuration how long a lease lasts without a renewal; also about how long the work of a leader that
+     *     crashed stays undone
+     * @param work the work of one term: given the term's lease, returns a stage that completes when the work is done
+     * @return a future that completes when the work's stage completed on its own (as it did, once the lease is
+     *     released); exceptionally with what the stage failed with (or {@code NullPointerException} if the work
+     *     returned null), {@link IllegalStateException} if the table closed while leading, {@link
+     *     LockItemConflictException} or another error of the election that is not transient; cancelling it ends the
+     *     leadership
+     * @throws NullPointerException if the work is null
+     * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range (at once)
+     * @throws IllegalStateException if this table is closed
+     */
+    public CompletableFuture<Void> runAsLeaderAsync(
+            String name, Duration leaseDuration, Function<Lease, ? extends CompletionStage<?>> work) {
+        checkArguments(name, leaseDuration);
+        Objects.requireNonNull(work, "work");
+        LeaderRunAsync run = new LeaderRunAsync(this, name, work);
+        Leadership leadership = new Leadership(this, name, leaseDuration, lease -> {}, run.terms(), listeners, clock);
+        CompletableFuture<Void> result = run.follow(leadership);
+        start(leadership);
+        return result;
     }
 
     /**
@@ -699,11 +860,15 @@ public final class LockTable implements AutoCloseable {
             leadership.stopAsync(); // elections end: waiting, in a cool-down or leading
         }
         keeper.closeAll();
-        if (ownedClock != null) {
-            try {
+        try {
+            if (ownedClock != null) {
                 ownedClock.close();
-            } catch (Exception e) {
-                throw new IllegalStateException("could not stop the scheduler of lock table " + tableName, e);
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("could not stop the scheduler of lock table " + tableName, e);
+        } finally {
+            for (Leadership leadership : leaderships) {
+                leadership.tableClosed(); // a task of its stop that the closed workers dropped must not keep it going
             }
         }
     }

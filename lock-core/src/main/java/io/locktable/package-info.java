@@ -1,6 +1,16 @@
 /**
  * Named locks and leader election on DynamoDB: start at {@link io.locktable.LockTable}.
  *
+ * <p>Each call comes blocking and non-blocking, with the same protocol and guarantees:
+ *
+ * <pre>{@code
+ * Optional<Lease> now = locks.tryAcquire("cache-refresh", Duration.ofSeconds(30));
+ * CompletableFuture<Lease> later = locks.acquireAsync("report", Duration.ofSeconds(30), Duration.ofMinutes(1));
+ * later.cancel(true); // gives up: no further request, and a lease won meanwhile is released
+ * CompletableFuture<Void> leading = locks.runAsLeaderAsync("order-sweeper", Duration.ofSeconds(30),
+ *         lease -> sweeper.start(lease)); // the stage is cancelled when the lease is lost
+ * }</pre>
+ *
  * <h2>The protocol, step by step</h2>
  *
  * <p>The code points at these numbers ("step 4") where it carries a step out. Every decision of steps 2 to 7 is a
@@ -16,10 +26,13 @@
  * <ul>
  *   <li>{@code LockTable}: the public facade, its argument checks and wiring; nothing of the protocol.
  *   <li>{@code Protocol}: every decision, pure; {@code Timing}: every ratio, bound and timeout.
- *   <li>{@code Acquirer}: steps 2 to 4, one attempt and the waiting acquire (polls, same-table handover).
+ *   <li>{@code Acquirer}: steps 2 to 4, one attempt and the waiting acquire (polls, same-table handover), one step
+ *       of which ({@code Acquirer.next}) both APIs take: {@code acquire} sleeps between steps, {@code AsyncAcquire}
+ *       ({@code tryAcquireAsync}, {@code acquireAsync}) queues each step on the workers and each pause on the timer.
  *   <li>{@code LeaseKeeper} and {@code LeaseTimer}: steps 5, 6 and 8 for the held leases; {@code Lease} is the
  *       caller's handle; {@code FenceHighWater}: step 8's marks.
- *   <li>{@code Leadership} (and {@code LeaderRun} for {@code runAsLeader}): elections over steps 2 to 6.
+ *   <li>{@code Leadership} (and {@code LeaderRun} for {@code runAsLeader}, {@code LeaderRunAsync} for {@code
+ *       runAsLeaderAsync}): elections over steps 2 to 6.
  *   <li>{@code Scheduler}: every thread. {@code Listeners}: events to users, off those threads.
  *   <li>{@code LockStore}: the seam and its one rule for failed requests; {@code DynamoDbLockStore} (and {@code
  *       DynamoDbTableAdmin} for the table itself) over DynamoDB, sending through {@code DynamoDbRequests} over the
@@ -81,7 +94,9 @@
  * late (waited a twentieth of their period, half of what is reported as late), one more per such renewal up to 64,
  * those going away after 5 s idle. Each thread goes away when idle, and none waits inside a monitor. Nothing else of
  * the library starts a thread: elections, releases at close and give-backs are tasks on these; only {@code
- * runAsLeader}'s work gets a thread per term, as user code never runs on the timer or a worker. Every
+ * runAsLeader}'s work gets a thread per term, as user code never runs on the timer or a worker. The non-blocking
+ * calls hold no thread while they wait: their futures complete, and {@code runAsLeaderAsync} calls its work, on the
+ * JDK's default asynchronous executor (that of {@code CompletableFuture.runAsync}), for the same reason. Every
  * request also carries the SDK's {@code apiCallTimeout}, whose tasks run on the SDK client's own scheduled executor
  * (5 threads, started by the first request with a timeout, shared by every user of the client): only that timeout
  * aborts the HTTP request of a hung socket read, which no interrupt ends.

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -46,6 +47,30 @@ class AcquirerHandoverTest {
         assertThat(otherWoken.get(5, TimeUnit.SECONDS))
                 .as("timed out, not woken")
                 .isFalse();
+    }
+
+    @Test
+    void aWaiterThatHoldsNoThreadIsCalledBackAndTakesTheWakeWithoutWaiting() {
+        AtomicInteger wakes = new AtomicInteger();
+        AtomicInteger closes = new AtomicInteger();
+        Acquirer.Handover.Waiter closeOnly = handover.enlistForClose("a", closes::incrementAndGet);
+        Acquirer.Handover.Waiter waiter = handover.enlist("a", wakes::incrementAndGet);
+        assertThat(handover.woken(waiter)).isFalse();
+
+        handover.released("a");
+
+        assertThat(wakes).as("handed the lock, though enlisted second").hasValue(1);
+        assertThat(closes)
+                .as("an attempt that does not wait is never handed the lock")
+                .hasValue(0);
+        assertThat(handover.woken(waiter)).isTrue();
+        assertThat(handover.woken(waiter)).as("one wake, taken once").isFalse();
+        assertThat(handover.woken(closeOnly)).isFalse();
+
+        handover.closeAll();
+
+        assertThat(wakes).hasValue(2);
+        assertThat(closes).hasValue(1);
     }
 
     @Test

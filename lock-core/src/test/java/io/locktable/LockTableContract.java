@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -48,6 +49,53 @@ abstract class LockTableContract {
         return table;
     }
 
+    /**
+     * Whether the cases go through the non-blocking API ({@link LockTable#tryAcquireAsync}, {@link
+     * LockTable#acquireAsync}, {@link LockTable#runAsLeaderAsync}), waited on here: the same contract on both APIs.
+     */
+    boolean async() {
+        return false;
+    }
+
+    final Optional<Lease> tryAcquire(LockTable table, String lock, Duration lease) throws Exception {
+        return async() ? awaited(table.tryAcquireAsync(lock, lease)) : table.tryAcquire(lock, lease);
+    }
+
+    final Lease acquire(LockTable table, String lock, Duration lease) throws Exception {
+        return async() ? awaited(table.acquireAsync(lock, lease)) : table.acquire(lock, lease);
+    }
+
+    final Lease acquire(LockTable table, String lock, Duration lease, Duration maxWait) throws Exception {
+        return async() ? awaited(table.acquireAsync(lock, lease, maxWait)) : table.acquire(lock, lease, maxWait);
+    }
+
+    final void runAsLeader(LockTable table, String lock, Duration lease, LeaderWork work) throws Exception {
+        if (!async()) {
+            table.runAsLeader(lock, lease, work);
+            return;
+        }
+        awaited(table.runAsLeaderAsync(lock, lease, term -> {
+            try {
+                work.lead(term); // Lease.current() is bound during the call
+                return CompletableFuture.completedFuture(null);
+            } catch (Exception e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }));
+    }
+
+    /** What the future completes with, or what it failed with, as the blocking call would return or throw it. */
+    private static <T> T awaited(CompletableFuture<T> future) throws Exception {
+        try {
+            return future.get(1, TimeUnit.MINUTES);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+
     @AfterEach
     void closeTables() {
         callers.shutdownNow();
@@ -55,10 +103,10 @@ abstract class LockTableContract {
     }
 
     @Test
-    void aFreeLockIsAcquiredWithAFencingTokenAndShownAsStored() {
+    void aFreeLockIsAcquiredWithAFencingTokenAndShownAsStored() throws Exception {
         LockTable table = newTable();
 
-        Lease lease = table.tryAcquire(name, LEASE).orElseThrow();
+        Lease lease = tryAcquire(table, name, LEASE).orElseThrow();
 
         assertThat(lease.isHeld()).isTrue();
         assertThat(lease.fencingToken()).isPositive();
@@ -70,45 +118,45 @@ abstract class LockTableContract {
     }
 
     @Test
-    void aHeldLockIsRefusedToOtherProcessesAndToItsOwnProcess() {
+    void aHeldLockIsRefusedToOtherProcessesAndToItsOwnProcess() throws Exception {
         LockTable holder = newTable();
-        Lease lease = holder.tryAcquire(name, LEASE).orElseThrow();
+        Lease lease = tryAcquire(holder, name, LEASE).orElseThrow();
 
-        assertThat(newTable().tryAcquire(name, LEASE)).isEmpty();
-        assertThat(holder.tryAcquire(name, LEASE)).as("not reentrant").isEmpty();
+        assertThat(tryAcquire(newTable(), name, LEASE)).isEmpty();
+        assertThat(tryAcquire(holder, name, LEASE)).as("not reentrant").isEmpty();
         assertThat(lease.isHeld()).isTrue();
     }
 
     @Test
-    void aReleasedLockGoesToTheNextWithAHigherTokenAndTheOldReleaseChangesNothing() {
-        Lease first = newTable().tryAcquire(name, LEASE).orElseThrow();
+    void aReleasedLockGoesToTheNextWithAHigherTokenAndTheOldReleaseChangesNothing() throws Exception {
+        Lease first = tryAcquire(newTable(), name, LEASE).orElseThrow();
         first.release();
         assertThat(first.isHeld()).isFalse();
         assertThat(first.whenEnded()).isCompletedWithValue(LeaseEnd.RELEASED);
 
-        Lease second = newTable().tryAcquire(name, LEASE).orElseThrow();
+        Lease second = tryAcquire(newTable(), name, LEASE).orElseThrow();
         first.release();
 
         assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
-        assertThat(newTable().tryAcquire(name, LEASE)).isEmpty();
+        assertThat(tryAcquire(newTable(), name, LEASE)).isEmpty();
     }
 
     @Test
     void aLeaseRenewsItselfForLongerThanItsDuration() throws Exception {
-        Lease lease = newTable().tryAcquire(name, LEASE).orElseThrow();
+        Lease lease = tryAcquire(newTable(), name, LEASE).orElseThrow();
 
         Thread.sleep(LEASE.multipliedBy(2).plusMillis(500).toMillis());
 
         assertThat(lease.isHeld()).isTrue();
-        assertThat(newTable().tryAcquire(name, LEASE)).isEmpty();
+        assertThat(tryAcquire(newTable(), name, LEASE)).isEmpty();
     }
 
     @Test
     void aProcessThatStoppedRenewingIsTakenOverAfterALeaseAndItsReleaseDisturbsNobody() throws Exception {
-        Lease frozen = newFrozenTable().tryAcquire(name, LEASE).orElseThrow();
+        Lease frozen = tryAcquire(newFrozenTable(), name, LEASE).orElseThrow();
         LockTable contender = newTable();
 
-        Lease taken = contender.acquire(name, LEASE, LEASE.multipliedBy(4));
+        Lease taken = acquire(contender, name, LEASE, LEASE.multipliedBy(4));
 
         assertThat(taken.fencingToken()).isEqualTo(frozen.fencingToken() + 1);
         assertThat(taken.tookOver()).isTrue();
@@ -119,9 +167,9 @@ abstract class LockTableContract {
 
     @Test
     void aWaitingAcquireGetsTheLockSoonAfterItIsReleased() throws Exception {
-        Lease held = newTable().tryAcquire(name, LEASE).orElseThrow();
+        Lease held = tryAcquire(newTable(), name, LEASE).orElseThrow();
         LockTable waiting = newTable();
-        Future<Lease> acquire = callers.submit(() -> waiting.acquire(name, LEASE));
+        Future<Lease> acquire = callers.submit(() -> acquire(waiting, name, LEASE));
         Thread.sleep(300);
         assertThat(acquire).isNotDone();
 
@@ -132,12 +180,12 @@ abstract class LockTableContract {
     }
 
     @Test
-    void aWaitThatOutlastsNoHolderTimesOut() {
-        newTable().tryAcquire(name, LEASE).orElseThrow();
+    void aWaitThatOutlastsNoHolderTimesOut() throws Exception {
+        tryAcquire(newTable(), name, LEASE).orElseThrow();
         LockTable waiting = newTable();
 
         long start = System.nanoTime();
-        assertThatThrownBy(() -> waiting.acquire(name, LEASE, Duration.ofMillis(700)))
+        assertThatThrownBy(() -> acquire(waiting, name, LEASE, Duration.ofMillis(700)))
                 .isInstanceOf(TimeoutException.class)
                 .hasMessageContaining(name);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(LEASE);
@@ -148,12 +196,12 @@ abstract class LockTableContract {
         LockTable leader = newTable();
         CompletableFuture<Optional<Lease>> current = new CompletableFuture<>();
 
-        leader.runAsLeader(name, LEASE, lease -> current.complete(Lease.current()));
+        runAsLeader(leader, name, LEASE, lease -> current.complete(Lease.current()));
 
         Lease lease = current.get(1, TimeUnit.SECONDS).orElseThrow();
         assertThat(lease.name()).isEqualTo(name);
         assertThat(lease.whenEnded()).isCompletedWithValue(LeaseEnd.RELEASED);
-        assertThat(newTable().tryAcquire(name, LEASE)).isPresent();
+        assertThat(tryAcquire(newTable(), name, LEASE)).isPresent();
     }
 
     @Test
@@ -165,12 +213,12 @@ abstract class LockTableContract {
 
         assertThat(token).hasValueSatisfying(value -> assertThat(value).isPositive());
         assertThat(Lease.current()).as("unbound after the run").isEmpty();
-        assertThat(newTable().tryAcquire(name, LEASE)).as("released").isPresent();
+        assertThat(tryAcquire(newTable(), name, LEASE)).as("released").isPresent();
     }
 
     @Test
     void aLockedRunIsSkippedWhileAnotherProcessHoldsTheLock() throws Exception {
-        newTable().tryAcquire(name, LEASE).orElseThrow();
+        tryAcquire(newTable(), name, LEASE).orElseThrow();
         List<String> ran = new ArrayList<>();
 
         Optional<String> result = newTable().runLocked(name, LEASE, Duration.ZERO, () -> {
@@ -193,27 +241,27 @@ abstract class LockTableContract {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("the report failed");
 
-        assertThat(newTable().tryAcquire(name, LEASE))
+        assertThat(tryAcquire(newTable(), name, LEASE))
                 .as("held for its minimum hold")
                 .isEmpty();
         Thread.sleep(minHold.plusMillis(700).toMillis());
-        assertThat(newTable().tryAcquire(name, LEASE)).as("released after it").isPresent();
+        assertThat(tryAcquire(newTable(), name, LEASE)).as("released after it").isPresent();
     }
 
     @Test
-    void closingATableReleasesItsLeases() {
+    void closingATableReleasesItsLeases() throws Exception {
         LockTable table = newTable();
-        Lease lease = table.tryAcquire(name, LEASE).orElseThrow();
+        Lease lease = tryAcquire(table, name, LEASE).orElseThrow();
 
         table.close();
 
         assertThat(lease.whenEnded()).isCompletedWithValue(LeaseEnd.CLOSED);
-        assertThat(newTable().tryAcquire(name, LEASE)).isPresent();
-        assertThatThrownBy(() -> table.tryAcquire(name, LEASE)).isInstanceOf(IllegalStateException.class);
+        assertThat(tryAcquire(newTable(), name, LEASE)).isPresent();
+        assertThatThrownBy(() -> tryAcquire(table, name, LEASE)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
-    void verifyAcceptsTheTable() {
+    void verifyAcceptsTheTable() throws Exception {
         newTable().verify();
     }
 }

@@ -42,6 +42,9 @@ final class ScriptedLockStore implements LockStore {
     /** Something happens while the request is on its way, before the table serves it (time passes, say). */
     record Meanwhile(Runnable action) implements Fault {}
 
+    /** Something happens while the request is on its way; then the table applies it and its answer is lost. */
+    record MeanwhileThenAnswerLost(Runnable action) implements Fault {}
+
     private static final String TABLE = "Scripted";
 
     private final MemoryLockStore table;
@@ -145,8 +148,11 @@ final class ScriptedLockStore implements LockStore {
         if (fault instanceof Meanwhile meanwhile) {
             meanwhile.action().run();
         }
+        if (fault instanceof MeanwhileThenAnswerLost meanwhile) {
+            meanwhile.action().run();
+        }
         T answer = apply.get();
-        if (fault instanceof AnswerLost) {
+        if (fault instanceof AnswerLost || fault instanceof MeanwhileThenAnswerLost) {
             throw SdkClientException.create("scripted: the answer was lost");
         }
         return answer;

@@ -1,0 +1,294 @@
+package io.locktable;
+
+import io.locktable.Scheduler.Workers;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One call of {@link LockTable#acquireAsync} (and, by {@link #once}, of {@link LockTable#tryAcquireAsync}): the
+ * waiting acquire of {@link Acquirer}, with the same decisions ({@link Acquirer#next}), whose pauses hold no thread.
+ * Each attempt is a task on the table's workers; each pause is a task on its timer that queues the next attempt; a
+ * release of the lock by this table (the {@link Acquirer.Handover}) cancels the pause and queues the next attempt at
+ * once, and the table's close ends the wait.
+ *
+ * <p>The caller's future is completed on the JDK's default asynchronous executor (that of {@link
+ * CompletableFuture#runAsync(Runnable)}), never on the timer or a worker, so what the caller chains to it does not
+ * delay renewals. A lease won for a future that was cancelled meanwhile (before or while it was delivered) is
+ * released at once: cancelling never leaves the lock held by nobody that knows it.
+ */
+final class AsyncAcquire<T> {
+
+    private final Acquirer acquirer;
+    private final LockClock clock;
+    private final Workers workers;
+    private final BooleanSupplier tableClosed;
+    private final CompletableFuture<T> result = new CompletableFuture<>();
+    /** How the attempt's lease is delivered: the lease itself, or the lease or empty for one attempt. */
+    private final Function<Optional<Lease>, T> delivered;
+
+    private final boolean once;
+    private final Acquirer.Waiting waiting;
+    private final ReentrantLock lock = new ReentrantLock(); // held briefly, never over a request or a wait
+
+    private boolean started; // guarded by lock: enlisted and about to queue its first attempt
+    private @Nullable Future<?> pause; // guarded by lock: the timer's task that queues the next attempt
+    private boolean running; // guarded by lock: an attempt is on a worker
+    private boolean over; // guarded by lock: won, failed or cancelled; no attempt follows
+
+    private AsyncAcquire(
+            Acquirer acquirer,
+            LockClock clock,
+            Workers workers,
+            BooleanSupplier tableClosed,
+            String name,
+            Duration lease,
+            long maxWaitNanos,
+            boolean once,
+            Function<Optional<Lease>, T> delivered) {
+        this.acquirer = acquirer;
+        this.clock = clock;
+        this.workers = workers;
+        this.tableClosed = tableClosed;
+        this.once = once;
+        this.delivered = delivered;
+        this.waiting = once
+                ? acquirer.startAttempt(name, lease, this::woken)
+                : acquirer.startWaiting(name, lease, maxWaitNanos, this::woken);
+    }
+
+    /**
+     * Starts a waiting acquire: its first attempt is queued for the workers.
+     *
+     * @param maxWaitNanos how long to wait, {@code Long.MAX_VALUE} for as long as it takes
+     */
+    static CompletableFuture<Lease> waiting(
+            Acquirer acquirer,
+            LockClock clock,
+            Workers workers,
+            BooleanSupplier tableClosed,
+            String name,
+            Duration lease,
+            long maxWaitNanos) {
+        return new AsyncAcquire<Lease>(
+                        acquirer, clock, workers, tableClosed, name, lease, maxWaitNanos, false, Optional::orElseThrow)
+                .start();
+    }
+
+    /**
+     * One attempt of {@link Acquirer#tryAcquire} on a worker. Cancelled before it runs, it sends nothing; cancelled
+     * while it runs, a lease it took is released; the table's close before it runs ends it.
+     */
+    static CompletableFuture<Optional<Lease>> once(
+            Acquirer acquirer,
+            LockClock clock,
+            Workers workers,
+            BooleanSupplier tableClosed,
+            String name,
+            Duration lease) {
+        return new AsyncAcquire<Optional<Lease>>(
+                        acquirer, clock, workers, tableClosed, name, lease, 0, true, taken -> taken)
+                .start();
+    }
+
+    private CompletableFuture<T> start() {
+        result.whenComplete((value, error) -> stop()); // cancelled included: on the canceller's thread
+        boolean closed;
+        lock.lock();
+        try {
+            started = true;
+            closed = tableClosed.getAsBoolean(); // a close before this did not see it started: it ends here
+            over = closed;
+        } finally {
+            lock.unlock();
+        }
+        if (closed) {
+            fail(acquirer.closedWhileWaiting(waiting));
+        } else {
+            queueAttempt();
+        }
+        return result;
+    }
+
+    // ---- the attempts and the pauses between them
+
+    /** Queues the next attempt for the workers: from the caller, the timer (after a pause) or a handover. */
+    private void queueAttempt() {
+        if (!workers.run(this::attempt, clock.nanoTime() + waiting.lease.toNanos())) {
+            fail(acquirer.closedWhileWaiting(waiting)); // the workers are closed: so is the table
+        }
+    }
+
+    /** On a worker: one attempt, then the lease, the error, or a pause on the timer. */
+    private void attempt() {
+        lock.lock();
+        try {
+            if (over) {
+                return; // cancelled, or ended by the table's close, while it was queued: nothing is sent
+            }
+            running = true;
+        } finally {
+            lock.unlock();
+        }
+        Optional<Lease> taken;
+        try {
+            if (once) {
+                taken = acquirer.tryAcquire(waiting.name, waiting.lease);
+            } else {
+                Acquirer.Step step = acquirer.next(waiting);
+                if (step instanceof Acquirer.Pause pause) {
+                    pauseFor(pause.nanos()); // it does not throw: whatever would, ends the acquire below
+                    return;
+                }
+                taken = Optional.of(((Acquirer.Won) step).lease());
+            }
+        } catch (Throwable e) { // TimeoutException, the table's close, a failed request, and Errors too
+            end();
+            fail(e);
+            return;
+        }
+        end();
+        deliver(result, delivered.apply(taken), taken.orElse(null), clock, workers);
+    }
+
+    /** After a busy attempt: the timer queues the next one, unless a handover came meanwhile. */
+    private void pauseFor(long nanos) {
+        boolean now = false;
+        boolean closed = false;
+        lock.lock();
+        try {
+            running = false;
+            if (over) {
+                return; // cancelled during the attempt
+            }
+            if (tableClosed.getAsBoolean()) {
+                // the close woke this waiter during the attempt, and its timer is going away: end here
+                closed = true;
+                over = true;
+            } else if (acquirer.handedOver(waiting)) {
+                now = true; // released by this very table meanwhile: the next attempt writes at once
+            } else {
+                try {
+                    pause = clock.schedule(this::queueAttempt, nanos);
+                } catch (RejectedExecutionException e) {
+                    closed = true; // the timer is closed: so is the table
+                    over = true;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (closed) {
+            fail(acquirer.closedWhileWaiting(waiting));
+        } else if (now) {
+            queueAttempt();
+        }
+    }
+
+    /**
+     * A handover or the table's close woke this waiter, on the thread that released the lock or closes the table
+     * (it must not block). During a pause, the pause ends: the next attempt goes at once, or the acquire ends on the
+     * close. During an attempt the wake is kept for {@link #pauseFor}, as a thread that sleeps finds it when it next
+     * pauses.
+     */
+    private void woken() {
+        boolean closing = tableClosed.getAsBoolean();
+        if (!closing && !acquirer.handsOver()) {
+            return; // a clock of the caller's own: its pauses are in its time, as a blocking acquire's are
+        }
+        Future<?> paused;
+        lock.lock();
+        try {
+            if (over || !started) {
+                return; // over, or still being set up: start() looks at the close itself
+            }
+            if (closing) {
+                // the workers' queue and the timer are going away: end here, unless an attempt is under way (it
+                // ends when it pauses)
+                if (running) {
+                    return;
+                }
+                over = true;
+            } else if (running || pause == null || !pause.cancel(false)) {
+                return; // an attempt is under way or queued: it sees the wake when it pauses
+            }
+            paused = pause;
+            pause = null;
+        } finally {
+            lock.unlock();
+        }
+        if (closing) {
+            if (paused != null) {
+                paused.cancel(false);
+            }
+            fail(acquirer.closedWhileWaiting(waiting));
+        } else {
+            acquirer.handedOver(waiting); // takes the wake: the next attempt writes at once
+            queueAttempt();
+        }
+    }
+
+    private void end() {
+        lock.lock();
+        try {
+            running = false;
+            over = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The caller's future completed (won, failed or cancelled): no pause or attempt follows, no handover. */
+    private void stop() {
+        Future<?> cancelled;
+        lock.lock();
+        try {
+            over = true;
+            cancelled = pause;
+            pause = null;
+        } finally {
+            lock.unlock();
+        }
+        if (cancelled != null) {
+            cancelled.cancel(false);
+        }
+        acquirer.stopWaiting(waiting);
+    }
+
+    private void fail(Throwable error) {
+        completeExceptionally(result, error);
+    }
+
+    // ---- completing the caller's future off the table's threads
+
+    /**
+     * Completes {@code future} with {@code value} on the JDK's default asynchronous executor; if it was completed
+     * already (the caller cancelled it), the lease the value holds is released on the table's workers.
+     */
+    static <T> void deliver(
+            CompletableFuture<T> future, T value, @Nullable Lease lease, LockClock clock, Workers workers) {
+        CompletableFuture.runAsync(() -> {
+            if (!future.complete(value) && lease != null) {
+                release(lease, clock, workers);
+            }
+        });
+    }
+
+    /** Completes {@code future} with {@code error} on the JDK's default asynchronous executor. */
+    static void completeExceptionally(CompletableFuture<?> future, Throwable error) {
+        CompletableFuture.runAsync(() -> future.completeExceptionally(error));
+    }
+
+    /** Releases a lease nobody will hear of, on a worker (or here, once the table is closed). */
+    static void release(Lease lease, LockClock clock, Workers workers) {
+        if (!workers.run(lease::release, clock.nanoTime() + lease.durationNanos())) {
+            lease.release();
+        }
+    }
+}
