@@ -1,6 +1,9 @@
 package io.locktable;
 
-/** How one call of {@link LockTable#tryAcquire} or {@link LockTable#acquire} ended, as the listener reports it. */
+/**
+ * How one call of {@link LockTable#tryAcquire} or {@link LockTable#acquire} (or their non-blocking forms) ended, as the
+ * listener reports it.
+ */
 public enum AcquireOutcome {
     /** The lock was free or released, and this call took it. */
     ACQUIRED,
@@ -11,5 +14,10 @@ public enum AcquireOutcome {
     /** The lock stayed held for the whole {@code maxWait} of an {@code acquire}. */
     TIMEOUT,
     /** A request failed or the item at the lock's key is not a lock item. */
-    ERROR
+    ERROR,
+    /**
+     * The caller gave up waiting: the thread of an {@code acquire} was interrupted, or the future of an {@code
+     * acquireAsync} was cancelled.
+     */
+    CANCELLED
 }

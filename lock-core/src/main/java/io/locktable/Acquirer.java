@@ -70,15 +70,26 @@ final class Acquirer {
         final long maxWaitNanos;
         final long startNanos;
         final Handover.Waiter waiter;
+        /** Whether its outcome goes to the listeners from here: not for an attempt that tryAcquire reports. */
+        final boolean reportsOutcome;
+        /** Whether its outcome went to the listeners: once, by whichever ends it first (an attempt, a cancel). */
+        final AtomicBoolean ended = new AtomicBoolean();
         /** Whether it paused at least once: reported with the outcome. Touched by one attempt at a time. */
         boolean waited;
 
-        private Waiting(String name, Duration lease, long maxWaitNanos, long startNanos, Handover.Waiter waiter) {
+        private Waiting(
+                String name,
+                Duration lease,
+                long maxWaitNanos,
+                long startNanos,
+                Handover.Waiter waiter,
+                boolean reportsOutcome) {
             this.name = name;
             this.lease = lease;
             this.maxWaitNanos = maxWaitNanos;
             this.startNanos = startNanos;
             this.waiter = waiter;
+            this.reportsOutcome = reportsOutcome;
         }
     }
 
@@ -170,7 +181,7 @@ final class Acquirer {
                 pause(waiting, ((Pause) step).nanos());
             }
         } finally {
-            handover.leave(waiting.waiter);
+            stopWaiting(waiting);
         }
     }
 
@@ -183,7 +194,7 @@ final class Acquirer {
      */
     Waiting startWaiting(String name, Duration lease, long maxWaitNanos, @Nullable Runnable onWake) {
         listeners.onAcquireStarted(name);
-        return new Waiting(name, lease, maxWaitNanos, clock.nanoTime(), handover.enlist(name, onWake));
+        return new Waiting(name, lease, maxWaitNanos, clock.nanoTime(), handover.enlist(name, onWake), true);
     }
 
     /**
@@ -193,11 +204,16 @@ final class Acquirer {
      * @param onClose run when the table closes, on the closing thread; it must not block
      */
     Waiting startAttempt(String name, Duration lease, Runnable onClose) {
-        return new Waiting(name, lease, 0, clock.nanoTime(), handover.enlistForClose(name, onClose));
+        return new Waiting(name, lease, 0, clock.nanoTime(), handover.enlistForClose(name, onClose), false);
     }
 
-    /** A waiting acquire (or an attempt of {@link #startAttempt}) ended, however: it is no longer handed the lock. */
+    /**
+     * A waiting acquire (or an attempt of {@link #startAttempt}) ended, however: it is no longer handed the lock. One
+     * that ended without an outcome (its thread was interrupted, its future cancelled) reports {@link
+     * AcquireOutcome#CANCELLED}.
+     */
     void stopWaiting(Waiting waiting) {
+        ended(waiting, AcquireOutcome.CANCELLED);
         handover.leave(waiting.waiter);
     }
 
@@ -223,7 +239,7 @@ final class Acquirer {
                 long left = maxWaitNanos - (clock.nanoTime() - waiting.startNanos);
                 if (left <= 0) {
                     // the request was cut short by the caller's wait, not by the lease's timeout
-                    throw timedOut(name, maxWaitNanos, waiting.startNanos, waiting.waited, e);
+                    throw timedOut(waiting, e);
                 }
                 // a request that outlasted the timeout the lease gives it is no answer, neither busy nor free:
                 // a waiting acquire asks again, within its wait (an applied write was given back already)
@@ -236,12 +252,12 @@ final class Acquirer {
                 return new Pause(Math.min(left, Timing.raceRetry(ThreadLocalRandom.current())));
             }
             if (attempt instanceof Acquired acquired) {
-                finished(name, acquired.lease(), waiting.startNanos, waiting.waited);
+                ended(waiting, outcomeOf(acquired.lease()));
                 return new Won(acquired.lease());
             }
             long elapsed = clock.nanoTime() - waiting.startNanos;
             if (elapsed >= maxWaitNanos) {
-                throw timedOut(name, maxWaitNanos, waiting.startNanos, waiting.waited, null);
+                throw timedOut(waiting, null);
             }
             Busy busy = (Busy) attempt;
             long pause = Math.min(
@@ -252,7 +268,7 @@ final class Acquirer {
         } catch (AbortedException e) {
             throw e; // the caller's interrupt: no outcome, as for an interrupt between attempts
         } catch (RuntimeException e) {
-            finished(name, AcquireOutcome.ERROR, waiting.startNanos, waiting.waited);
+            ended(waiting, AcquireOutcome.ERROR);
             throw e;
         }
     }
@@ -280,7 +296,7 @@ final class Acquirer {
      * would have ended it.
      */
     IllegalStateException closedWhileWaiting(Waiting waiting) {
-        finished(waiting.name, AcquireOutcome.ERROR, waiting.startNanos, waiting.waited);
+        ended(waiting, AcquireOutcome.ERROR);
         return closedWhileAcquiring(waiting.name);
     }
 
@@ -350,19 +366,29 @@ final class Acquirer {
                 "lock table " + store.tableName() + " was closed while lock '" + name + "' was being acquired");
     }
 
-    private TimeoutException timedOut(
-            String name, long maxWaitNanos, long startNanos, boolean waited, @Nullable Exception cause) {
-        finished(name, AcquireOutcome.TIMEOUT, startNanos, waited);
-        TimeoutException timeout = new TimeoutException("lock '" + name + "' in table '" + store.tableName()
-                + "' stayed held for the whole wait of " + Duration.ofNanos(maxWaitNanos));
+    private TimeoutException timedOut(Waiting waiting, @Nullable Exception cause) {
+        ended(waiting, AcquireOutcome.TIMEOUT);
+        TimeoutException timeout = new TimeoutException("lock '" + waiting.name + "' in table '" + store.tableName()
+                + "' stayed held for the whole wait of " + Duration.ofNanos(waiting.maxWaitNanos));
         if (cause != null) {
             timeout.initCause(cause);
         }
         return timeout;
     }
 
+    /** A waiting acquire's outcome goes to the listeners once: the first to end it reports it. */
+    private void ended(Waiting waiting, AcquireOutcome outcome) {
+        if (waiting.reportsOutcome && waiting.ended.compareAndSet(false, true)) {
+            finished(waiting.name, outcome, waiting.startNanos, waiting.waited);
+        }
+    }
+
+    private static AcquireOutcome outcomeOf(Lease lease) {
+        return lease.tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED;
+    }
+
     private void finished(String name, Lease lease, long startNanos, boolean waited) {
-        finished(name, lease.tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED, startNanos, waited);
+        finished(name, outcomeOf(lease), startNanos, waited);
     }
 
     private void finished(String name, AcquireOutcome outcome, long startNanos, boolean waited) {
@@ -426,8 +452,8 @@ final class Acquirer {
                     Timing.acquireTimeout(lease, waitLeftNanos));
         } catch (RuntimeException | Error e) {
             if (LockStore.mayHaveApplied(e)) {
-                Runnable giveBack =
-                        () -> giveBack(name, acquisitionOwner, rvn, lease, sent, Timing.FIRST_GIVE_BACK_RETRY_NANOS);
+                GiveBack unanswered = new GiveBack(name, acquisitionOwner, rvn, lease, sent, LockStore.mayLandLater(e));
+                Runnable giveBack = () -> giveBack(unanswered, Timing.FIRST_GIVE_BACK_RETRY_NANOS);
                 if (!workers.run(giveBack, sent)) {
                     giveBack.run(); // the table is closing: nothing else will give it back, so this thread does
                 }
@@ -486,38 +512,69 @@ final class Acquirer {
     }
 
     /**
-     * An acquire whose answer never came may have been applied: give it back if so. Each attempt is bounded, and a
-     * failed one is tried again with back-off, but only while the lease it may have taken could still be held.
+     * An acquire whose answer never came.
+     *
+     * @param sentNanos when it was sent
+     * @param mayLandLater whether the client gave up before any answer (I/O, a timeout, an interrupt): the request may
+     *     still be on its way, and be applied after a give-back found nothing
      */
-    private void giveBack(String name, String owner, String rvn, Duration lease, long sentNanos, long retryNanos) {
-        long left = sentNanos + lease.toNanos() - clock.nanoTime();
+    private record GiveBack(
+            String name, String owner, String rvn, Duration lease, long sentNanos, boolean mayLandLater) {}
+
+    /**
+     * An acquire whose answer never came may have been applied: give it back if so. Each attempt is bounded, and a
+     * failed one is tried again with back-off, but only while the lease it may have taken could still be held. A
+     * write the client gave up on may also land after a give-back found nothing: it is looked for again, with the
+     * same back-off, for as long as {@link Timing#lateWriteChecksEnd} allows.
+     */
+    private void giveBack(GiveBack unanswered, long retryNanos) {
+        String name = unanswered.name();
+        long leaseEnd = unanswered.sentNanos() + unanswered.lease().toNanos();
+        long left = leaseEnd - clock.nanoTime();
         if (left <= 0) {
             return; // whatever it took has run out by now
         }
         try {
-            if (store.giveBack(name, owner, rvn, Timing.giveBackTimeout(left))) {
+            if (store.giveBack(name, unanswered.owner(), unanswered.rvn(), Timing.giveBackTimeout(left))) {
                 log.info("Gave back lock '{}' whose acquire was applied but not answered", name);
+            } else if (unanswered.mayLandLater()
+                    && retryLater(
+                            unanswered,
+                            retryNanos,
+                            Timing.lateWriteChecksEnd(unanswered.sentNanos(), unanswered.lease()))) {
+                log.debug(
+                        "Unanswered acquire of lock '{}' not applied yet; it may still land, so it is looked for again",
+                        name);
             } else {
                 log.debug("Unanswered acquire of lock '{}' was not applied", name);
             }
         } catch (RuntimeException | Error e) {
             log.debug("Could not give back the unanswered acquire of lock '{}' yet: {}", name, e.toString());
-            if (retryNanos - (sentNanos + lease.toNanos() - clock.nanoTime()) >= 0) {
-                return; // the lease it may have taken runs out before the next try
-            }
-            long next = Math.min(retryNanos * 2, Timing.LAST_GIVE_BACK_RETRY_NANOS);
-            try {
-                clock.schedule(
-                        () -> workers.run(() -> giveBack(name, owner, rvn, lease, sentNanos, next), sentNanos),
-                        retryNanos);
-            } catch (RejectedExecutionException closed) {
-                log.info(
-                        "Lock table '{}' closed before the unanswered acquire of lock '{}' could be given back; if it"
-                                + " was applied, the lock frees itself after its lease of {}",
-                        store.tableName(),
-                        name,
-                        lease);
-            }
+            retryLater(unanswered, retryNanos, leaseEnd);
+        }
+    }
+
+    /**
+     * Tries the give-back again after {@code retryNanos}, if that is before {@code untilNanos}.
+     *
+     * @return whether it will be tried again
+     */
+    private boolean retryLater(GiveBack unanswered, long retryNanos, long untilNanos) {
+        if (retryNanos - (untilNanos - clock.nanoTime()) >= 0) {
+            return false; // the lease it may have taken runs out, or the write cannot land any more, before then
+        }
+        long next = Math.min(retryNanos * 2, Timing.LAST_GIVE_BACK_RETRY_NANOS);
+        try {
+            clock.schedule(() -> workers.run(() -> giveBack(unanswered, next), unanswered.sentNanos()), retryNanos);
+            return true;
+        } catch (RejectedExecutionException closed) {
+            log.info(
+                    "Lock table '{}' closed before the unanswered acquire of lock '{}' could be given back; if it"
+                            + " was applied, the lock frees itself after its lease of {}",
+                    store.tableName(),
+                    unanswered.name(),
+                    unanswered.lease());
+            return false;
         }
     }
 

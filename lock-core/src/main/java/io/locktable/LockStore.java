@@ -148,6 +148,15 @@ interface LockStore {
     }
 
     /**
+     * Tells whether a write that threw may still reach the table and be applied later: the client gave up before any
+     * answer (I/O, a timeout, an interrupt, something between the SDK and the caller), so the request may still be on
+     * its way. An answer of DynamoDB itself, even a 5xx, means the table has served it.
+     */
+    static boolean mayLandLater(Throwable error) {
+        return !(error instanceof AwsServiceException);
+    }
+
+    /**
      * An error that may pass: throttling, a 5xx, a transaction conflict, or a client-side failure such as I/O, a
      * timeout or credentials that could not be loaded.
      */

@@ -45,6 +45,13 @@ final class Timing {
 
     static final long LAST_GIVE_BACK_RETRY_NANOS = Duration.ofSeconds(5).toNanos();
 
+    /**
+     * How long after it was sent an acquire the client gave up on (I/O, a timeout, an interrupt) may still reach the
+     * table and be applied. A request abandoned by its client is served within moments if at all; this bounds the
+     * give-back's second looks, which otherwise, for a lease of a day, would go on all day.
+     */
+    private static final long LATE_WRITE_WINDOW_NANOS = Duration.ofSeconds(10).toNanos();
+
     // ---- the threads
 
     /** Worker threads at once while renewals start on time: 6 round trips of 5 ms renew 1,200 leases a second. */
@@ -178,6 +185,14 @@ final class Timing {
     }
 
     /** One attempt to give back an acquire: at most {@link #RELEASE}, at most what is left of that lease. */
+    /**
+     * Until when an unanswered acquire the client gave up on is looked for again after a give-back found nothing: the
+     * late-write window after it was sent, and never past the lease it would take.
+     */
+    static long lateWriteChecksEnd(long sentNanos, Duration lease) {
+        return sentNanos + Math.min(LATE_WRITE_WINDOW_NANOS, lease.toNanos());
+    }
+
     static Duration giveBackTimeout(long leaseLeftNanos) {
         return upTo(leaseLeftNanos, RELEASE);
     }

@@ -151,6 +151,48 @@ class AsyncApiTest {
     }
 
     @Test
+    void aCancelledWaitAndAnInterruptedOneEachReportOneOutcomeCancelledAfterTheirStart() throws Exception {
+        List<String> heard = new CopyOnWriteArrayList<>();
+        LockTable waiter = table(waiterStore, new LockTableListener() {
+            @Override
+            public void onAcquireStarted(String lock) {
+                heard.add("started");
+            }
+
+            @Override
+            public void onAcquireFinished(String lock, AcquireOutcome outcome, Duration elapsed, boolean waited) {
+                heard.add(outcome + (waited ? " waited" : ""));
+            }
+        });
+        table(holderStore).tryAcquire(name, LONG_LEASE).orElseThrow();
+
+        CompletableFuture<Lease> waiting = waiter.acquireAsync(name, LONG_LEASE);
+        await().until(() -> waiterStore.sent(Op.ACQUIRE) == 1); // refused: it pauses
+        assertThat(waiting.cancel(true)).isTrue();
+        await().until(() -> heard.size() == 2);
+
+        CompletableFuture<Throwable> interrupted = new CompletableFuture<>();
+        Thread blocking = new Thread(() -> {
+            try {
+                waiter.acquire(name, LONG_LEASE);
+                interrupted.complete(null);
+            } catch (Throwable e) {
+                interrupted.complete(e);
+            }
+        });
+        blocking.start();
+        await().until(() -> waiterStore.sent(Op.READ) == 1); // the second refused attempt read first: it pauses
+        blocking.interrupt();
+        assertThat(interrupted.get(PROMPTLY_SECONDS, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+
+        await().until(() -> heard.size() == 4);
+        Thread.sleep(200); // nothing more comes
+        assertThat(heard)
+                .as("each acquire ends once, after its start, even when the caller gave up")
+                .containsExactly("started", "CANCELLED waited", "started", "CANCELLED waited");
+    }
+
+    @Test
     void cancellingAWaitWhileItsWriteIsInFlightReleasesTheLeaseTheWriteTook() throws Exception {
         assertReleasedAfterCancelInFlight(table -> table.acquireAsync(name, LEASE));
     }

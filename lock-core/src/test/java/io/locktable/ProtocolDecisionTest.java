@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.locktable.ScriptedLockStore.AnswerLost;
+import io.locktable.ScriptedLockStore.Late;
 import io.locktable.ScriptedLockStore.Lost;
 import io.locktable.ScriptedLockStore.Meanwhile;
 import io.locktable.ScriptedLockStore.Op;
@@ -192,6 +193,48 @@ class ProtocolDecisionTest {
                 .isNull();
         assertThat(world.contenderStore.sent(Op.GIVE_BACK)).isEqualTo(3);
         assertThat(world.contenderClock.pending()).isZero();
+    }
+
+    @Test
+    void anAcquireGivenUpOnThatLandsAfterItsGiveBackFoundNothingIsGivenBackByALaterLook() {
+        World world = open();
+        world.held.release();
+        world.contenderStore.script(Op.ACQUIRE, new Late(), 1);
+
+        assertThatThrownBy(() -> world.contender.tryAcquire(NAME, LEASE)).isInstanceOf(SdkClientException.class);
+        world.contenderClock.advance(Duration.ofMillis(50));
+        assertThat(world.contenderStore.sent(Op.GIVE_BACK))
+                .as("the first give-back")
+                .isEqualTo(1);
+        assertThat(world.table.get(NAME).owner())
+                .as("the write landed after the give-back found nothing")
+                .startsWith(world.contender.owner() + ".");
+
+        world.contenderClock.advance(Duration.ofMillis(100));
+        assertThat(world.table.get(NAME).owner())
+                .as("given back by the next look")
+                .isNull();
+        assertThat(world.contenderStore.sent(Op.GIVE_BACK)).isEqualTo(2);
+        assertThat(world.contenderClock.pending()).isZero();
+        assertThat(world.holder.tryAcquire(NAME, LEASE)).as("free for anyone").isPresent();
+    }
+
+    @Test
+    void anAcquireGivenUpOnThatNeverLandsIsLookedForOnlyWithinTheLateWriteWindow() {
+        World world = open();
+        world.held.release();
+        world.contenderStore.script(Op.ACQUIRE, new Lost(), 1);
+
+        assertThatThrownBy(() -> world.contender.tryAcquire(NAME, LEASE)).isInstanceOf(SdkClientException.class);
+        for (int i = 0; i < 15; i++) {
+            world.contenderClock.advance(SECOND);
+        }
+        int looks = world.contenderStore.sent(Op.GIVE_BACK);
+        assertThat(looks)
+                .as("looks at 0, 0.1, 0.3, 0.7, 1.5, 3.1 and 6.3 s; none at 11.3 s, past 10 s")
+                .isEqualTo(7);
+        assertThat(world.contenderClock.pending()).isZero();
+        assertThat(world.table.get(NAME).owner()).isNull();
     }
 
     @Test

@@ -45,11 +45,19 @@ final class ScriptedLockStore implements LockStore {
     /** Something happens while the request is on its way; then the table applies it and its answer is lost. */
     record MeanwhileThenAnswerLost(Runnable action) implements Fault {}
 
+    /**
+     * The caller gives up on the request (an I/O error) while it is still on its way: the table applies it only
+     * after it served this process's next request.
+     */
+    record Late() implements Fault {}
+
     private static final String TABLE = "Scripted";
 
     private final MemoryLockStore table;
     private final Map<Op, Deque<Fault>> script = new EnumMap<>(Op.class);
     private final Map<Op, AtomicInteger> sent = new EnumMap<>(Op.class);
+    /** A request the caller gave up on, applied after the next one is served. */
+    private @Nullable Runnable late;
 
     ScriptedLockStore(MemoryLockStore.Items items) {
         LockTableOptions options = LockTableOptions.defaults();
@@ -145,6 +153,12 @@ final class ScriptedLockStore implements LockStore {
         if (fault instanceof Lost) {
             throw SdkClientException.create("scripted: the request was lost");
         }
+        if (fault instanceof Late) {
+            synchronized (this) {
+                late = apply::get;
+            }
+            throw SdkClientException.create("scripted: the client gave up; the request is still on its way");
+        }
         if (fault instanceof Meanwhile meanwhile) {
             meanwhile.action().run();
         }
@@ -152,6 +166,14 @@ final class ScriptedLockStore implements LockStore {
             meanwhile.action().run();
         }
         T answer = apply.get();
+        Runnable landing;
+        synchronized (this) {
+            landing = late;
+            late = null;
+        }
+        if (landing != null) {
+            landing.run(); // the request given up on lands after this one
+        }
         if (fault instanceof AnswerLost || fault instanceof MeanwhileThenAnswerLost) {
             throw SdkClientException.create("scripted: the answer was lost");
         }

@@ -7,7 +7,7 @@ import java.util.Locale;
 /**
  * The default observation of an acquire: named {@value #NAME}, with the low-cardinality keys {@code lock} (see {@link
  * AcquireObservationContext#lock()}) and {@code outcome} ({@code acquired}, {@code taken_over}, {@code busy}, {@code
- * timeout}, {@code error}; {@code unknown} while it runs), and the high-cardinality key {@code lock.name}, the name
+ * timeout}, {@code error}, {@code cancelled}; {@code unknown} while it runs), and the high-cardinality key {@code lock.name}, the name
  * itself. Through Micrometer's default handler it is a long task timer of the acquires in progress and a timer of the
  * ended ones.
  */

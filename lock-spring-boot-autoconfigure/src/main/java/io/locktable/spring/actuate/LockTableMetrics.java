@@ -34,7 +34,7 @@ import org.springframework.context.ApplicationListener;
  *   <li>gauge {@code locktable.leader{lock}}: 1 while this instance leads the name, else 0;
  *   <li>timer {@code locktable.acquire{lock,outcome}}: each {@code tryAcquire} or {@code acquire} call that did not
  *       wait for a holder (one attempt), with outcome {@code acquired}, {@code taken_over}, {@code busy}, {@code
- *       timeout} or {@code error};
+ *       timeout}, {@code error} or {@code cancelled} (an interrupted or cancelled acquire);
  *   <li>timer {@code locktable.acquire.wait{lock,outcome}}: each {@code acquire} call that found the lock held and
  *       waited (a follower of a leadership, say), from the call to the end of its wait;
  *   <li>counter {@code locktable.renewals{lock,outcome}}: renewals, outcome {@code success} or {@code failure};
