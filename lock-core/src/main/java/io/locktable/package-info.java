@@ -18,7 +18,8 @@
  *   <li>{@code Protocol}: every decision, pure; {@code Timing}: every ratio, bound and timeout.
  *   <li>{@code Acquirer}: steps 2 to 4, one attempt and the waiting acquire (polls, same-table handover).
  *   <li>{@code LeaseKeeper} and {@code LeaseTimer}: steps 5, 6 and 8 for the held leases; {@code Lease} is the
- *       caller's handle; {@code FenceHighWater}: step 8's marks.
+ *       caller's immutable handle, over a {@code LeaseState} that they alone change; {@code FenceHighWater}: step 8's
+ *       marks.
  *   <li>{@code Leadership} (and {@code LeaderRun} for {@code runAsLeader}): elections over steps 2 to 6.
  *   <li>{@code Scheduler}: every thread. {@code Listeners}: events to users, off those threads.
  *   <li>{@code LockStore}: the seam and its one rule for failed requests; {@code DynamoDbLockStore} (and {@code
