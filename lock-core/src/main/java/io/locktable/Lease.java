@@ -349,7 +349,7 @@ public final class Lease implements AutoCloseable {
     /**
      * Runs {@code hook} once the lease ends, on the thread that ends it (at once if it has ended): for a leader
      * term, whose work must be interrupted by the path that ends the lease, not behind listener callbacks. The hook
-     * must not block, and may run more than once.
+     * must not block; it runs once.
      */
     void onEnd(Runnable hook) {
         keeper.onEnd(this, hook);
