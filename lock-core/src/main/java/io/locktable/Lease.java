@@ -3,10 +3,7 @@ package io.locktable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -40,46 +37,17 @@ public final class Lease implements AutoCloseable {
 
     /** The bindings of each thread, the current one last; a binding closed out of order leaves the others. */
     private static final ThreadLocal<@Nullable ArrayDeque<Binding>> BOUND = new ThreadLocal<>();
-    /**
-     * The monitors that guard the leases' state, shared by stripes: never the lease itself, so a caller that
-     * synchronizes on a lease cannot hold up its renewals, and no lease pays for a lock object of its own.
-     */
-    private static final Object[] MONITORS = new Object[64];
-
-    static {
-        for (int i = 0; i < MONITORS.length; i++) {
-            MONITORS[i] = new Object();
-        }
-    }
 
     // A table may hold a hundred thousand leases: each field here is paid per lease, so what can be derived is (the
-    // owner from the keeper, nanoseconds from the duration), the record version is two longs rather than a string,
-    // and whenEnded()'s future is made only when asked for.
+    // owner from the keeper, nanoseconds from the duration), and what changes lives in the keeper's LeaseState.
     private final LeaseKeeper keeper;
+    private final LeaseState state;
     private final String name;
     private final long acquisition; // with the keeper's owner, this acquisition's owner id
     private final long fencingToken;
     private final Duration duration;
     private final long acquiredAtMillis;
     private final boolean tookOver;
-
-    private long versionHigh; // guarded by monitor(): the record version the last confirmed write set
-    private long versionLow; // guarded by monitor()
-    private volatile long endNanos;
-    private volatile long renewedAtMillis;
-    private volatile @Nullable LeaseEnd end;
-    private @Nullable CompletableFuture<LeaseEnd> ended; // guarded by monitor(); made by the first whenEnded()
-    private boolean announced; // guarded by monitor(): the end was announced
-    /** Record versions that renewals sent without an answer, with their send times; guarded by {@code this}. */
-    private @Nullable Map<String, Long> unanswered; // null while every renewal was answered
-
-    private volatile @Nullable Runnable endHook; // run by the path that ends the lease: a leader term's interrupt
-
-    // the table's timer, guarded by LeaseTimer: this lease's place in its queue, when it wakes, whether a renewal is
-    // under way
-    long wakeNanos;
-    int timerIndex = -1;
-    boolean renewing;
 
     Lease(
             LeaseKeeper keeper,
@@ -95,13 +63,10 @@ public final class Lease implements AutoCloseable {
         this.name = name;
         this.acquisition = acquisition;
         this.fencingToken = fencingToken;
-        this.versionHigh = recordVersion.getMostSignificantBits();
-        this.versionLow = recordVersion.getLeastSignificantBits();
         this.duration = duration;
-        this.endNanos = sentNanos + duration.toNanos();
         this.acquiredAtMillis = acquiredAt.toEpochMilli();
-        this.renewedAtMillis = acquiredAtMillis;
         this.tookOver = tookOver;
+        this.state = new LeaseState(recordVersion, sentNanos + duration.toNanos(), acquiredAtMillis);
     }
 
     /**
@@ -253,7 +218,7 @@ public final class Lease implements AutoCloseable {
      * @return the instant of the last renewal's send
      */
     public Instant renewedAt() {
-        return Instant.ofEpochMilli(renewedAtMillis);
+        return state.renewedAt();
     }
 
     /**
@@ -272,8 +237,7 @@ public final class Lease implements AutoCloseable {
      * @return true while the lease is held
      */
     public boolean isHeld() {
-        // a query only: the table's timer ends the lease at its deadline; a difference, since nanoTime may wrap
-        return end == null && keeper.nanoTime() - endNanos < 0;
+        return state.isHeld(keeper.nanoTime());
     }
 
     /**
@@ -282,10 +246,7 @@ public final class Lease implements AutoCloseable {
      * @return the time left, {@link Duration#ZERO} once the lease ended
      */
     public Duration remaining() {
-        if (!isHeld()) {
-            return Duration.ZERO;
-        }
-        return Duration.ofNanos(Math.max(0, endNanos - keeper.nanoTime()));
+        return state.remaining(keeper.nanoTime());
     }
 
     /**
@@ -297,17 +258,7 @@ public final class Lease implements AutoCloseable {
      * @return a future that completes with the reason the lease ended; it never completes exceptionally
      */
     public CompletableFuture<LeaseEnd> whenEnded() {
-        CompletableFuture<LeaseEnd> future;
-        synchronized (monitor()) {
-            if (ended == null) {
-                ended = new CompletableFuture<>();
-                if (announced && end != null) {
-                    ended.complete(end);
-                }
-            }
-            future = ended;
-        }
-        return future.copy();
+        return state.whenEnded();
     }
 
     /**
@@ -316,7 +267,7 @@ public final class Lease implements AutoCloseable {
      * @return the reason, or empty while the lease has not ended
      */
     public Optional<LeaseEnd> end() {
-        return Optional.ofNullable(end);
+        return Optional.ofNullable(state.end());
     }
 
     /**
@@ -369,143 +320,38 @@ public final class Lease implements AutoCloseable {
 
     @Override
     public String toString() {
+        LeaseEnd end = state.end();
         return "Lease[" + name + ", fencingToken=" + fencingToken + ", owner=" + owner() + ", "
                 + (end == null ? "held" : end.toString()) + "]";
     }
 
-    // ---- state, driven by LeaseKeeper
+    // ---- for the keeper, the timer and the leader loop
+
+    /** What changes in this lease: the keeper's and the timer's, never guarded by the lease itself. */
+    LeaseState state() {
+        return state;
+    }
 
     /** What the store needs of this lease for a request. */
     LockStore.LeaseRef ref() {
         return new LockStore.LeaseRef(name, owner(), fencingToken, duration);
     }
 
-    /** The monitor that guards this lease's state (one of {@link #MONITORS}); held only briefly, never over a wait. */
-    Object monitor() {
-        return MONITORS[(System.identityHashCode(this) & Integer.MAX_VALUE) % MONITORS.length];
-    }
-
     long durationNanos() {
         return duration.toNanos();
     }
 
-    long endNanos() {
-        return endNanos;
-    }
-
-    String recordVersion() {
-        synchronized (monitor()) {
-            return new UUID(versionHigh, versionLow).toString();
-        }
-    }
-
+    /** Not ended yet (its time may have run out, unnoticed so far by the timer). */
     boolean isLive() {
-        return end == null;
-    }
-
-    /** Candidates for a renewal's condition: the confirmed version, the unanswered ones, and the new one. */
-    List<String> startRenewal(String newVersion, long sentNanos) {
-        synchronized (monitor()) {
-            if (unanswered == null) {
-                unanswered = new LinkedHashMap<>(4);
-            }
-            unanswered.put(newVersion, sentNanos);
-            List<String> candidates = new ArrayList<>(unanswered.size() + 1);
-            candidates.add(recordVersion());
-            candidates.addAll(unanswered.keySet());
-            return candidates;
-        }
-    }
-
-    int unansweredCount() {
-        synchronized (monitor()) {
-            return unanswered == null ? 0 : unanswered.size();
-        }
-    }
-
-    /**
-     * A renewal wrote {@code version} (one this lease generated, a UUID): the lease now ends at that renewal's send
-     * time plus its duration.
-     */
-    boolean renewed(String version, Instant wallTime) {
-        synchronized (monitor()) {
-            Long sent = unanswered == null ? null : unanswered.get(version);
-            if (end != null || sent == null || !Protocol.renewalCounts(endNanos, keeper.nanoTime())) {
-                // answered after the lease ran out on this clock: it stays ended (isHeld() never turns true again)
-                return false;
-            }
-            unanswered = null;
-            UUID confirmed = UUID.fromString(version);
-            versionHigh = confirmed.getMostSignificantBits();
-            versionLow = confirmed.getLeastSignificantBits();
-            endNanos = Protocol.endAfterRenewal(endNanos, sent, durationNanos(), keeper.nanoTime());
-            renewedAtMillis = wallTime.toEpochMilli();
-            return true;
-        }
-    }
-
-    /** The record versions of the renewals whose answer never came, with their send times: a copy. */
-    Map<String, Long> unanswered() {
-        synchronized (monitor()) {
-            return unanswered == null ? Map.of() : Map.copyOf(unanswered);
-        }
-    }
-
-    /** A read showed the item still at the confirmed version: the unanswered renewals were not applied. */
-    void forgetUnanswered() {
-        synchronized (monitor()) {
-            unanswered = null;
-        }
-    }
-
-    /**
-     * Ends the lease once; returns false if it had ended already. {@link #whenEnded()} completes only with {@link
-     * #announceEnd()}, on the thread the keeper chooses. The keeper takes it off the timer.
-     */
-    boolean finish(LeaseEnd reason) {
-        synchronized (monitor()) {
-            if (end != null) {
-                return false;
-            }
-            end = reason;
-            unanswered = null;
-            return true;
-        }
+        return state.isLive();
     }
 
     /**
      * Runs {@code hook} once the lease ends, on the thread that ends it (at once if it has ended): for a leader
      * term, whose work must be interrupted by the path that ends the lease, not behind listener callbacks. The hook
-     * must not block, and may run more than once.
+     * must not block; it runs once.
      */
     void onEnd(Runnable hook) {
-        endHook = hook;
-        if (end != null) {
-            hook.run();
-        }
-    }
-
-    void runEndHook() {
-        Runnable hook = endHook;
-        if (hook != null) {
-            hook.run();
-        }
-    }
-
-    /** Completes {@link #whenEnded()} once the lease has ended. */
-    void announceEnd() {
-        CompletableFuture<LeaseEnd> future;
-        LeaseEnd reason;
-        synchronized (monitor()) {
-            reason = end;
-            if (reason == null) {
-                return;
-            }
-            announced = true;
-            future = ended;
-        }
-        if (future != null) {
-            future.complete(reason);
-        }
+        keeper.onEnd(this, hook);
     }
 }

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,7 +27,8 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
 /**
  * Keeps the leases of one table (steps 5, 6 and 8 of the protocol): renews each every third of its duration on the
  * clock's scheduler, ends it when a renewal shows it lost or none succeeded within its duration, and releases it.
- * Every end is announced once, after the lease's earlier events.
+ * Every end is announced once, after the lease's earlier events. What changes in a lease is its {@link LeaseState},
+ * the keeper's and the timer's alone: the {@link Lease} is the caller's immutable handle.
  */
 final class LeaseKeeper {
 
@@ -48,6 +50,11 @@ final class LeaseKeeper {
     private final AtomicLong acquisitions = new AtomicLong();
     /** Releases that callers' threads are sending: {@link #closeAll()} waits for them, as for its own. */
     private final Set<CountDownLatch> releasesInFlight = ConcurrentHashMap.newKeySet();
+    /**
+     * The end hooks of the leases that have one ({@link Lease#onEnd}): only a leader term's, so they are kept here
+     * rather than in a field that every lease would pay for.
+     */
+    private final Map<Lease, Runnable> endHooks = new ConcurrentHashMap<>();
 
     private boolean closed; // guarded by this
     private volatile boolean multiRegionStrong;
@@ -67,7 +74,9 @@ final class LeaseKeeper {
         this.timer = new LeaseTimer(clock, new LeaseTimer.Wakes() {
             @Override
             public void renew(Lease lease, long dueNanos) {
-                workers.run(() -> LeaseKeeper.this.renew(lease, dueNanos), lease.endNanos());
+                workers.run(
+                        () -> LeaseKeeper.this.renew(lease, dueNanos),
+                        lease.state().endNanos());
             }
 
             @Override
@@ -124,9 +133,9 @@ final class LeaseKeeper {
      *     renew the lease, so it is given back at once
      */
     boolean start(Lease lease, Runnable announce) {
+        LeaseState state = lease.state();
         boolean refused;
-        synchronized (
-                lease.monitor()) { // an end (close() included) waits for the announcement, so it is announced after it
+        synchronized (state) { // an end (close() included) waits for the announcement, so it is announced after it
             synchronized (this) {
                 refused = closed;
                 if (!refused) {
@@ -138,9 +147,9 @@ final class LeaseKeeper {
             }
         }
         if (refused) {
-            lease.finish(LeaseEnd.CLOSED);
+            state.finish(LeaseEnd.CLOSED);
             fences.leave(lease.name());
-            lease.announceEnd();
+            state.announceEnd();
             sendRelease(lease, Timing.releaseTimeout(lease.duration()));
             return false;
         }
@@ -154,9 +163,24 @@ final class LeaseKeeper {
             expire(lease);
             return true;
         }
-        long sent = lease.endNanos() - lease.durationNanos();
+        long sent = state.endNanos() - lease.durationNanos();
         timer.renewAt(lease, sent + Timing.renewalPeriod(lease.durationNanos()));
         return true;
+    }
+
+    /** See {@link Lease#onEnd}. */
+    void onEnd(Lease lease, Runnable hook) {
+        endHooks.put(lease, hook);
+        if (!lease.isLive()) {
+            runEndHook(lease); // it ended before, or is ending now: whichever of the two takes the hook runs it
+        }
+    }
+
+    private void runEndHook(Lease lease) {
+        Runnable hook = endHooks.remove(lease);
+        if (hook != null) {
+            hook.run();
+        }
     }
 
     /** Step 5: one renewal attempt, on a worker thread, due at {@code dueNanos}. */
@@ -164,10 +188,11 @@ final class LeaseKeeper {
         if (!lease.isLive()) {
             return;
         }
+        LeaseState state = lease.state();
         long sent = clock.nanoTime();
         lateness.observe(lease, sent - dueNanos);
-        long left = lease.endNanos() - sent;
-        switch (Protocol.atRenewal(lease.endNanos(), sent, lease.unansweredCount(), MAX_UNANSWERED)) {
+        long left = state.endNanos() - sent;
+        switch (Protocol.atRenewal(state.endNanos(), sent, state.unansweredCount(), MAX_UNANSWERED)) {
             case EXPIRE -> {
                 expire(lease);
                 return;
@@ -180,7 +205,7 @@ final class LeaseKeeper {
         }
         String version = UUID.randomUUID().toString();
         Instant wall = clock.instant();
-        List<String> candidates = lease.startRenewal(version, sent);
+        List<String> candidates = state.startRenewal(version, sent);
         try {
             LockStore.RenewAnswer answer =
                     store.renew(lease.ref(), candidates, version, Timing.renewalTimeout(left), wall);
@@ -200,8 +225,9 @@ final class LeaseKeeper {
 
     /** A renewal sent at {@code sentNanos} wrote {@code version}: the next one is due a third of a lease after it. */
     private void renewed(Lease lease, String version, long sentNanos, Instant wall) {
-        synchronized (lease.monitor()) { // so that no end is announced between the renewal and its event
-            if (!lease.renewed(version, wall)) {
+        LeaseState state = lease.state();
+        synchronized (state) { // so that no end is announced between the renewal and its event
+            if (!state.renewed(version, lease.durationNanos(), clock.nanoTime(), wall)) {
                 return;
             }
             listeners.onRenewed(lease);
@@ -214,14 +240,15 @@ final class LeaseKeeper {
     private void settle(Lease lease, long left) {
         try {
             StoredLock stored = store.read(lease.name(), Timing.renewalTimeout(left));
+            LeaseState state = lease.state();
             Protocol.Settled settled = Protocol.settle(
-                    stored, lease.owner(), lease.fencingToken(), lease.recordVersion(), lease.unanswered());
+                    stored, lease.owner(), lease.fencingToken(), state.recordVersion(), state.unanswered());
             if (settled instanceof Protocol.Lost lost) {
                 lose(lease, lost.why());
             } else if (settled instanceof Protocol.Applied applied) {
                 renewed(lease, applied.rvn(), applied.sentNanos(), clock.instant());
             } else {
-                lease.forgetUnanswered();
+                state.forgetUnanswered();
                 renew(lease, clock.nanoTime());
             }
         } catch (RuntimeException | Error e) {
@@ -233,7 +260,7 @@ final class LeaseKeeper {
         if (!lease.isLive()) {
             return;
         }
-        long left = lease.endNanos() - clock.nanoTime();
+        long left = lease.state().endNanos() - clock.nanoTime();
         log.debug(
                 "Renewal of lock '{}' failed, {} ms of its lease left: {}",
                 lease.name(),
@@ -280,8 +307,9 @@ final class LeaseKeeper {
      * Lease#whenEnded()}, on the caller's thread when the caller ended it, else on the event thread.
      */
     private boolean end(Lease lease, LeaseEnd reason, boolean byCaller) {
-        synchronized (lease.monitor()) {
-            if (!lease.finish(reason)) {
+        LeaseState state = lease.state();
+        synchronized (state) {
+            if (!state.finish(reason)) {
                 return false;
             }
             if (reason == LeaseEnd.LOST || reason == LeaseEnd.EXPIRED) {
@@ -292,11 +320,11 @@ final class LeaseKeeper {
         }
         timer.remove(lease);
         fences.leave(lease.name());
-        lease.runEndHook(); // a leader's work is interrupted from here, never behind a listener on the event thread
+        runEndHook(lease); // a leader's work is interrupted from here, never behind a listener on the event thread
         if (byCaller) {
-            lease.announceEnd();
+            state.announceEnd();
         } else {
-            listeners.dispatch(lease::announceEnd);
+            listeners.dispatch(state::announceEnd);
         }
         return true;
     }

@@ -10,8 +10,8 @@ import org.jspecify.annotations.Nullable;
  * The timer of a table's leases, and the set of the leases it keeps: every live lease is in one queue, ordered by
  * when it next wakes, and the queue keeps a single task on the clock, for the earliest. A lease wakes when its renewal
  * is due, or, while a renewal is under way, a guard before its end (the expiry watch), so each lease has one entry,
- * the lease itself: nothing is allocated per lease or per renewal for the schedule (a task of the clock's own costs
- * about 120 bytes, and a lease needed two).
+ * the lease itself, whose {@link LeaseState} carries its place and wake: nothing is allocated per lease or per renewal
+ * for the schedule (a task of the clock's own costs about 120 bytes, and a lease needed two).
  *
  * <p>What a lease does when it wakes is decided here, under the timer's lock, and done after it on the clock's timer
  * thread: if its end (less the guard) has come it expires; otherwise its renewal starts, and it sleeps until its
@@ -32,7 +32,7 @@ final class LeaseTimer {
 
     private final LockClock clock;
     private final Wakes wakes;
-    private Lease[] queue = new Lease[INITIAL_CAPACITY]; // a binary heap by wakeNanos; guarded by this
+    private Lease[] queue = new Lease[INITIAL_CAPACITY]; // a binary heap by LeaseState.wakeNanos; guarded by this
     private int size; // guarded by this
     private @Nullable Future<?> task; // the clock's task for the earliest wake; guarded by this
     private long taskAtNanos; // guarded by this
@@ -53,7 +53,7 @@ final class LeaseTimer {
      * nothing happens to it before {@link #renewAt} sets its first renewal after the announcement.
      */
     synchronized void add(Lease lease) {
-        lease.renewing = true;
+        lease.state().renewing = true;
         place(lease, clock.nanoTime() + lease.durationNanos());
         arm();
     }
@@ -67,14 +67,14 @@ final class LeaseTimer {
         if (!lease.isLive()) {
             return;
         }
-        lease.renewing = false;
+        lease.state().renewing = false;
         place(lease, earlier(dueNanos, watch(lease)));
         arm();
     }
 
     /** Stops keeping a lease (it ended). */
     synchronized void remove(Lease lease) {
-        int i = lease.timerIndex;
+        int i = lease.state().timerIndex;
         if (i < 0 || i >= size || queue[i] != lease) {
             return;
         }
@@ -95,7 +95,7 @@ final class LeaseTimer {
     }
 
     private static long watch(Lease lease) {
-        return lease.endNanos() - expiryGuardNanos(lease);
+        return lease.state().endNanos() - expiryGuardNanos(lease);
     }
 
     private static long earlier(long a, long b) {
@@ -107,10 +107,11 @@ final class LeaseTimer {
         if (!lease.isLive()) {
             return; // ended while its renewal ran: the end took it off already
         }
-        int i = lease.timerIndex;
+        LeaseState state = lease.state();
+        int i = state.timerIndex;
         if (i >= 0 && i < size && queue[i] == lease) {
-            long before = lease.wakeNanos;
-            lease.wakeNanos = wakeNanos;
+            long before = state.wakeNanos;
+            state.wakeNanos = wakeNanos;
             if (wakeNanos - before < 0) {
                 siftUp(i);
             } else {
@@ -120,9 +121,9 @@ final class LeaseTimer {
             if (size == queue.length) {
                 queue = Arrays.copyOf(queue, size * 2);
             }
-            lease.wakeNanos = wakeNanos;
+            state.wakeNanos = wakeNanos;
             queue[size] = lease;
-            lease.timerIndex = size;
+            state.timerIndex = size;
             size++;
             siftUp(size - 1);
         }
@@ -134,7 +135,7 @@ final class LeaseTimer {
             cancelTask();
             return;
         }
-        long earliest = queue[0].wakeNanos;
+        long earliest = queue[0].state().wakeNanos;
         if (task != null && taskAtNanos - earliest <= 0) {
             return; // it comes first anyway, and sets the next one
         }
@@ -161,7 +162,7 @@ final class LeaseTimer {
                 task = null; // this one ran
             }
             long now = clock.nanoTime();
-            while (size > 0 && queue[0].wakeNanos - now <= 0) {
+            while (size > 0 && queue[0].state().wakeNanos - now <= 0) {
                 Lease lease = queue[0];
                 long watch = watch(lease);
                 if (now - watch >= 0 || !lease.isLive()) {
@@ -170,7 +171,7 @@ final class LeaseTimer {
                         expire = new ArrayList<>();
                     }
                     expire.add(lease);
-                } else if (lease.renewing) {
+                } else if (lease.state().renewing) {
                     place(lease, watch); // a renewal moved the end on, and its outcome sets the next wake
                 } else {
                     if (renew == null) {
@@ -180,9 +181,9 @@ final class LeaseTimer {
                     if (renew.size() == due.length) {
                         due = Arrays.copyOf(due, due.length * 2);
                     }
-                    due[renew.size()] = lease.wakeNanos;
+                    due[renew.size()] = lease.state().wakeNanos;
                     renew.add(lease);
-                    lease.renewing = true;
+                    lease.state().renewing = true;
                     place(lease, watch);
                 }
             }
@@ -203,7 +204,7 @@ final class LeaseTimer {
 
     private void removeAt(int i) {
         Lease removed = queue[i];
-        removed.timerIndex = -1;
+        removed.state().timerIndex = -1;
         size--;
         if (i == size) {
             queue[size] = null;
@@ -212,7 +213,7 @@ final class LeaseTimer {
         Lease last = queue[size];
         queue[size] = null;
         queue[i] = last;
-        last.timerIndex = i;
+        last.state().timerIndex = i;
         siftDown(i);
         if (queue[i] == last) {
             siftUp(i);
@@ -227,38 +228,40 @@ final class LeaseTimer {
 
     private void siftUp(int i) {
         Lease lease = queue[i];
+        long wake = lease.state().wakeNanos;
         while (i > 0) {
             int parent = (i - 1) >>> 1;
             Lease above = queue[parent];
-            if (lease.wakeNanos - above.wakeNanos >= 0) {
+            if (wake - above.state().wakeNanos >= 0) {
                 break;
             }
             queue[i] = above;
-            above.timerIndex = i;
+            above.state().timerIndex = i;
             i = parent;
         }
         queue[i] = lease;
-        lease.timerIndex = i;
+        lease.state().timerIndex = i;
     }
 
     private void siftDown(int i) {
         Lease lease = queue[i];
+        long wake = lease.state().wakeNanos;
         int half = size >>> 1;
         while (i < half) {
             int child = 2 * i + 1;
             int right = child + 1;
-            if (right < size && queue[right].wakeNanos - queue[child].wakeNanos < 0) {
+            if (right < size && queue[right].state().wakeNanos - queue[child].state().wakeNanos < 0) {
                 child = right;
             }
             Lease below = queue[child];
-            if (lease.wakeNanos - below.wakeNanos <= 0) {
+            if (wake - below.state().wakeNanos <= 0) {
                 break;
             }
             queue[i] = below;
-            below.timerIndex = i;
+            below.state().timerIndex = i;
             i = child;
         }
         queue[i] = lease;
-        lease.timerIndex = i;
+        lease.state().timerIndex = i;
     }
 }

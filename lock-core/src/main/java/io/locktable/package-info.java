@@ -30,7 +30,8 @@
  *       of which ({@code Acquirer.next}) both APIs take: {@code acquire} sleeps between steps, {@code AsyncAcquire}
  *       ({@code tryAcquireAsync}, {@code acquireAsync}) queues each step on the workers and each pause on the timer.
  *   <li>{@code LeaseKeeper} and {@code LeaseTimer}: steps 5, 6 and 8 for the held leases; {@code Lease} is the
- *       caller's handle; {@code FenceHighWater}: step 8's marks.
+ *       caller's immutable handle, over a {@code LeaseState} that they alone change; {@code FenceHighWater}: step 8's
+ *       marks.
  *   <li>{@code Leadership} (and {@code LeaderRun} for {@code runAsLeader}, {@code LeaderRunAsync} for {@code
  *       runAsLeaderAsync}): elections over steps 2 to 6.
  *   <li>{@code Scheduler}: every thread. {@code Listeners}: events to users, off those threads.

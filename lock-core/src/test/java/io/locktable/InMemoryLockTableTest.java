@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -162,5 +165,22 @@ class InMemoryLockTableTest {
         assertThatThrownBy(() -> clock.jump(Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class);
         clock.jump(Duration.ofSeconds(2));
         assertThat(clock.nanoTime()).isEqualTo(Duration.ofSeconds(2).toNanos());
+    }
+
+    @Test
+    void anEndHookRunsOnceOnTheThreadThatEndsTheLeaseAndAtOnceWhenTheLeaseHadEnded() {
+        Lease lease = first.tryAcquire("hooked", LEASE).orElseThrow();
+        List<Thread> ranOn = new CopyOnWriteArrayList<>();
+        lease.onEnd(() -> ranOn.add(Thread.currentThread()));
+        assertThat(ranOn).isEmpty();
+
+        lease.release();
+        lease.release();
+
+        assertThat(ranOn).containsExactly(Thread.currentThread());
+        AtomicInteger late = new AtomicInteger();
+        lease.onEnd(late::incrementAndGet);
+        assertThat(late).hasValue(1);
+        assertThat(ranOn).hasSize(1);
     }
 }
