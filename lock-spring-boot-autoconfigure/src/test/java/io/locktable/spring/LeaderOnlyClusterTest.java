@@ -225,8 +225,8 @@ class LeaderOnlyClusterTest {
         ClusterMember leader = awaitSingleLeader(cluster, lock, LEASE.plus(MARGIN));
         ClusterMember follower = others(cluster, leader).get(0);
 
+        long yielded = System.nanoTime(); // before the call: its cool-down starts inside it, at the step-down
         leader.runner().yield(lock);
-        long yielded = System.nanoTime();
         assertThat(leader.isLeader(lock)).isFalse();
         await().atMost(POLL.plus(MARGIN)).until(() -> follower.isLeader(lock));
         await().atMost(MARGIN).until(() -> leader.events().types().equals(List.of("granted", "revoked")));
