@@ -404,6 +404,38 @@ class ReactiveLockedRunTest {
     }
 
     @Test
+    void aFutureCancelledWhileItsAcquireIsUnderWayNeverCallsTheMethodAndLeavesTheLockFree() throws Exception {
+        runner.run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            try (LockTable other = otherInstance()) {
+                long before = other.read("future").map(LockRecord::fencingToken).orElse(0L);
+                CountDownLatch sent = new CountDownLatch(1);
+                faults.beforeSend("UpdateItem", sent::countDown, 1).delayReply("UpdateItem", SLOW, 1);
+                try {
+                    CompletableFuture<Long> call = jobs.future();
+                    assertThat(call)
+                            .as("the call returns before its lock is taken")
+                            .isNotDone();
+                    assertThat(sent.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
+                            .isTrue();
+                    assertThat(call.cancel(true)).isTrue();
+
+                    await().atMost(SLOW.plus(MARGIN))
+                            .alias("the lease won for the cancelled call is released")
+                            .until(() -> other.read("future")
+                                    .filter(item -> item.fencingToken() > before && !item.isHeld())
+                                    .isPresent());
+                } finally {
+                    faults.clear();
+                }
+                assertThat(jobs.seen()).as("the method was never called").isNull();
+                assertThat(context.getBean(LockedRuns.class).running()).isEmpty();
+                assertThat(context.getBean(LockTable.class).heldLeases()).isEmpty();
+            }
+        });
+    }
+
+    @Test
     void theStopWaitsForARunWhoseAcquireIsUnderWay() throws Exception {
         runner.run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
