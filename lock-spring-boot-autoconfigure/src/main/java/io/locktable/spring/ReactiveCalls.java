@@ -59,7 +59,7 @@ final class ReactiveCalls {
                 Opening opening = new Opening(open.get());
                 return Mono.usingWhen(
                         opening.resource(),
-                        held -> Mono.fromDirect(opening.bound(held, work)),
+                        held -> Mono.fromDirect(bound(held, work)),
                         held -> end(held, null),
                         (held, error) -> end(held, error),
                         held -> end(held, cancelled()));
@@ -69,7 +69,7 @@ final class ReactiveCalls {
             Opening opening = new Opening(open.get());
             return Flux.usingWhen(
                     opening.resource(),
-                    held -> opening.bound(held, work),
+                    held -> bound(held, work),
                     held -> end(held, null),
                     (held, error) -> end(held, error),
                     held -> end(held, cancelled()));
@@ -98,18 +98,16 @@ final class ReactiveCalls {
             this.requested = requested;
         }
 
-        /** The hold, for {@code usingWhen}: empty when the call is skipped. */
+        /**
+         * The hold, for {@code usingWhen}: empty when the call is skipped, or cancelled before the hand-over (then
+         * {@link #cancel} ends it). Once handed over, {@code usingWhen} alone ends it.
+         */
         Mono<Held> resource() {
             // A copy that completes empty, not with an error, once cancelled: its subscriber is gone by then. Its
             // cancel is ours, below.
             return Mono.fromFuture(requested.handle((held, failure) -> held), true)
                     .filter(held -> state.compareAndSet(WAITING, HANDED_OVER))
                     .doOnCancel(this::cancel);
-        }
-
-        /** The method's publisher, unless the subscription was cancelled as the hold was handed over. */
-        Publisher<Object> bound(Held held, Callable<@Nullable Object> work) {
-            return state.get() == HANDED_OVER ? ReactiveCalls.bound(held, work) : Flux.empty();
         }
 
         private void cancel() {
