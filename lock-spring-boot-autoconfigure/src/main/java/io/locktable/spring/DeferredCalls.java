@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,14 +24,18 @@ import org.springframework.util.ClassUtils;
  * lock or the leadership's term until that work ends:
  *
  * <ul>
- *   <li>a {@code CompletableFuture} or {@code CompletionStage}: the lock is taken (or the leadership checked) when
- *       the method is called, and held until the stage it returned completes; the future is cancelled when the lease
- *       is lost or the term ends; a skipped call returns a future completed with null;
+ *   <li>a {@code CompletableFuture} or {@code CompletionStage}: the lock is asked for (or the leadership checked)
+ *       when the method is called, and the call returns at once a dependent future; the method itself is called once
+ *       the lock is taken, and the lock held until the stage it returned completes; the future is cancelled when the
+ *       lease is lost or the term ends; a skipped call returns a future completed with null;
  *   <li>a Reactor {@code Mono}, {@code Flux} or {@code Publisher}, and a Kotlin {@code suspend} function (which
- *       Spring's proxy hands to its interceptors as a {@code Mono}): the lock is taken when the returned publisher is
- *       subscribed, the method itself is called then, and the lock held until the publisher ends; see {@link
- *       ReactiveCalls}. A skipped subscription completes empty.
+ *       Spring's proxy hands to its interceptors as a {@code Mono}): the lock is asked for when the returned
+ *       publisher is subscribed, the method itself is called once it is taken, and the lock held until the
+ *       publisher ends; see {@link ReactiveCalls}. A skipped subscription completes empty.
  * </ul>
+ *
+ * No thread waits for the lock: it is asked for with lock-core's {@code tryAcquireAsync}, whose answer comes on the
+ * JDK's default asynchronous executor.
  *
  * Reactor is optional: its types are told by their names, and {@link ReactiveCalls}, which uses it, is loaded only
  * for a call of a reactive shape, which startup lets through only when Reactor is on the class path.
@@ -108,7 +113,7 @@ final class DeferredCalls {
 
     /** Runs or defers a call of a method of the given shape. */
     @Nullable
-    Object call(AnnotatedMethods.Declared declared, Shape shape, MethodInvocation invocation) throws Exception {
+    Object call(AnnotatedMethods.Declared declared, Shape shape, MethodInvocation invocation) {
         if (shape == Shape.STAGE) {
             return stage(open(declared, invocation), () -> LockAnnotationInterceptor.proceed(invocation));
         }
@@ -123,16 +128,17 @@ final class DeferredCalls {
     }
 
     /**
-     * Takes the lock, or enters the leadership's gate, for one run of the work; null when the call is skipped
-     * (counted and told as a blocking call's skip is).
+     * Takes the lock, or enters the leadership's gate, for one run of the work, without waiting: a future of the
+     * hold, of null when the call is skipped (counted and told as a blocking call's skip is). A lock's future
+     * completes when its acquire is answered; a leadership's at once.
      */
-    private @Nullable Held open(AnnotatedMethods.Declared declared, MethodInvocation invocation) {
+    private CompletableFuture<@Nullable Held> open(AnnotatedMethods.Declared declared, MethodInvocation invocation) {
         Method method = invocation.getMethod();
         if (declared.kind() == AnnotatedMethods.Kind.LOCKED_RUN) {
             LockedRuns current = runs.get();
             if (current == null) {
                 log.debug("Skipped {}: the context has no single lock table", method);
-                return null;
+                return CompletableFuture.completedFuture(null);
             }
             String name = declared.lockName(invocation.getThis(), invocation.getArguments());
             return current.hold(declared, name, method);
@@ -140,39 +146,63 @@ final class DeferredCalls {
         LeaderRunner current = runner.get();
         if (current == null) {
             log.debug("Skipped {}: the context has no single lock table", method);
-            return null;
+            return CompletableFuture.completedFuture(null);
         }
         LeadershipGate gate = current.register(declared.name(), declared.leaseDuration());
         Optional<Lease> lease = gate.admit();
         if (lease.isEmpty()) {
             log.debug("Skipped {}: this instance does not lead '{}'", declared.method(), declared.name());
-            return null;
+            return CompletableFuture.completedFuture(null);
         }
-        return new Term(gate, lease.get(), termEnds);
+        return CompletableFuture.completedFuture(new Term(gate, lease.get(), termEnds));
     }
 
     /**
-     * Calls the method with the lease bound, and holds until the stage it returned completes. The caller gets a
-     * stage that completes after the hold ended; cancelling it cancels the method's future.
+     * Calls the method once the hold is taken, with the lease bound, and holds until the stage it returned completes.
+     * The caller gets at once a dependent stage, which completes after the hold ended: with what the method's stage
+     * completed with, with what the method threw, or with null when the call was skipped (or the method returned
+     * null). The method runs on the thread that took the hold: the caller's for a leadership, the one that completed
+     * the acquire for a lock. Cancelling the caller's stage gives up an acquire still under way (the method is then
+     * never called, and a lease won meanwhile released), or cancels the method's future.
      */
+    private static CompletableFuture<@Nullable Object> stage(
+            CompletableFuture<@Nullable Held> opening, Callable<@Nullable Object> work) {
+        CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
+        result.whenComplete((value, failure) -> {
+            if (result.isCancelled()) {
+                opening.cancel(true); // nothing if the hold was taken already
+            }
+        });
+        opening.whenComplete((held, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(failure); // cancelled by the caller's cancel, which it completes already
+            } else if (held == null) {
+                result.complete(null);
+            } else if (result.isDone()) {
+                held.end(new CancellationException("cancelled by its caller"));
+            } else {
+                follow(held, work, result);
+            }
+        });
+        return result;
+    }
+
     @SuppressWarnings("unchecked")
-    private static @Nullable Object stage(@Nullable Held held, Callable<@Nullable Object> work) throws Exception {
-        if (held == null) {
-            return CompletableFuture.completedFuture(null);
-        }
+    private static void follow(Held held, Callable<@Nullable Object> work, CompletableFuture<@Nullable Object> result) {
         Object returned;
         try {
             returned = held.lease().callAsCurrent(work);
         } catch (Exception | Error e) {
             held.end(e);
-            throw e;
+            result.completeExceptionally(e);
+            return;
         }
         if (returned == null) {
             held.end(null);
-            return null;
+            result.complete(null);
+            return;
         }
         CompletionStage<Object> source = (CompletionStage<Object>) returned;
-        CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
         if (source instanceof Future<?> future) {
             held.onLoss(() -> future.cancel(true));
             result.whenComplete((value, failure) -> {
@@ -189,7 +219,6 @@ final class DeferredCalls {
                 result.complete(value);
             }
         });
-        return result;
     }
 
     /** A {@code @LeaderOnly} call in its gate, for as long as its work runs: the term's lease is its lease. */

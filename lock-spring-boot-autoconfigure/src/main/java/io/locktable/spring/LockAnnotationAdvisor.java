@@ -155,8 +155,9 @@ public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
                     .warn(
                             "No LeaderRunner: this instance never leads, and every call of the @LeaderOnly methods of"
                                     + " {} is skipped. Either locktable.leader.enabled=false, or the context has no"
-                                    + " single LockTable (several DynamoDbClient beans, none of them @Primary or"
-                                    + " marked @LockTableDynamoDbClient, or several LockTable beans, none of them"
+                                    + " single LockTable (several DynamoDbClient beans, or DynamoDbAsyncClient beans"
+                                    + " and no DynamoDbClient, none of them @Primary or marked"
+                                    + " @LockTableDynamoDbClient, or several LockTable beans, none of them"
                                     + " @Primary)",
                             leaderships.keySet());
         }
@@ -167,8 +168,9 @@ public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
             LoggerFactory.getLogger(LockedRuns.class)
                     .warn(
                             "No LockedRuns: every call of the @LockedRun methods of {} is skipped, because the context"
-                                    + " has no single LockTable (several DynamoDbClient beans, none of them @Primary"
-                                    + " or marked @LockTableDynamoDbClient, or several LockTable beans, none of them"
+                                    + " has no single LockTable (several DynamoDbClient beans, or DynamoDbAsyncClient"
+                                    + " beans and no DynamoDbClient, none of them @Primary or marked"
+                                    + " @LockTableDynamoDbClient, or several LockTable beans, none of them"
                                     + " @Primary)",
                             lockedRuns);
         }

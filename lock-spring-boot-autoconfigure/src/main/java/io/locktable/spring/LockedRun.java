@@ -60,10 +60,21 @@ import org.springframework.core.annotation.AliasFor;
  * skipped and fails startup; so do a private, static or final method, and a method that also carries {@code
  * @LeaderOnly}. A method whose work runs after it returned, one returning a {@code CompletableFuture}, a {@code
  * CompletionStage}, or (with Reactor) a {@code Mono}, {@code Flux} or {@code Publisher}, or a Kotlin suspend function,
- * holds the lock until its work ends: taken when called (a future) or subscribed (a publisher), released when the
+ * holds the lock until its work ends: asked for when called (a future) or subscribed (a publisher), released when the
  * work completes, fails or is cancelled (not before {@link #minHold()}), and the work cancelled when the lease is
  * lost; a skipped call returns a future of {@code null} or an empty publisher. Other such methods (a bare {@code
- * Future}, other reactive types) fail startup. It may be a meta-annotation of an annotation of your own, whose attributes stand
+ * Future}, other reactive types) fail startup.
+ *
+ * <p><b>No thread waits for the lock</b> of such a method: it is asked for with {@link
+ * io.locktable.LockTable#tryAcquireAsync}, and the method is called once it is taken, with the lease bound, on the
+ * thread that completed the acquire (the JDK's default asynchronous executor), so a subscription on a Reactor thread
+ * that must not block (such as {@code parallel}) never blocks. A publisher's subscription to the method's publisher
+ * is deferred until then. A {@code CompletableFuture} or {@code CompletionStage} method's call returns at once a
+ * dependent future: it completes (after the release) with what the method's future completed with, or with what the
+ * method threw, or with {@code null} when the call was skipped; cancelling it cancels the method's future, or, before
+ * the method was called, gives up the acquire. A subscription cancelled (or a future cancelled) while the lock is
+ * asked for never calls the method and leaves the lock free: a lease won all the same is released at once. The call
+ * counts as in flight for the application's stop from then on. It may be a meta-annotation of an annotation of your own, whose attributes stand
  * for its own with {@link AliasFor @AliasFor}. It works on public, protected and package-private methods of beans called through the bean's proxy;
  * a call from the bean to itself bypasses the proxy and is not locked.
  *

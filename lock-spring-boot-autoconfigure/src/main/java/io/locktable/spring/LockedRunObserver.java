@@ -27,7 +27,8 @@ public interface LockedRunObserver {
     /**
      * A call whose work ends after it returned (a {@code CompletableFuture}, a {@code Mono}, a {@code Flux}, a Kotlin
      * suspend function) starts, before its lock is asked for. Its end may be heard on another thread, so nothing may
-     * be left open on the caller's thread (such as an observation's scope). By default it is not heard.
+     * be left open on the caller's thread (such as an observation's scope). A call cancelled by its caller while its
+     * lock is asked for ends {@link Outcome#SKIPPED}. By default it is not heard.
      *
      * @param name the lock's name, as this call evaluated it
      * @param declaredName the name as declared

@@ -15,7 +15,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
@@ -51,9 +53,11 @@ import org.springframework.context.SmartLifecycle;
  * caller's next task.
  *
  * <p><b>Work that ends after the call returned</b> (a {@code CompletableFuture}, a {@code Mono}, a {@code Flux}, a
- * Kotlin suspend function; see {@link DeferredCalls}): the lock is taken with {@code tryAcquire} when the method is
- * called or its publisher subscribed, the run is among {@link #running()} until the work ends, its release honours
- * the minimum hold (from a timer), and a lost lease cancels the work instead of interrupting a thread.
+ * Kotlin suspend function; see {@link DeferredCalls}): the lock is asked for with {@code tryAcquireAsync} when the
+ * method is called or its publisher subscribed, so that no thread waits for DynamoDB (a Reactor thread must not
+ * block), and the work starts once the lock is taken; the run is among {@link #running()} until the work ends, its
+ * release honours the minimum hold (from a timer), and a lost lease cancels the work instead of interrupting a
+ * thread. A stop waits for such a run from its subscription (or call) on, its acquire included.
  *
  * <p><b>Events.</b> {@link LockedRunEvent}s of the kinds {@code STARTED}, {@code LOST}, {@code ENDED} and {@code
  * SKIPPED}, delivered in order on the thread {@code locktable-events}, never on a run's thread.
@@ -77,6 +81,9 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     private final ConcurrentSkipListMap<String, PerName> names = new ConcurrentSkipListMap<>();
     private final EvaluatedNames evaluated = new EvaluatedNames();
     private final Set<Run> running = ConcurrentHashMap.newKeySet();
+    /** The acquires of {@link #hold} not answered yet: runs in flight that are not among {@link #running} yet. */
+    private final AtomicInteger opening = new AtomicInteger();
+
     private final ReentrantLock lifecycle = new ReentrantLock();
     /** Signalled, under {@link #lifecycle}, when a run ends. */
     private final Condition runEnded = lifecycle.newCondition();
@@ -235,26 +242,83 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     }
 
     /**
-     * Starts a run whose work ends after the call returned (a publisher, a future; see {@link DeferredCalls}): takes
-     * the lock now and returns the run, which the caller ends when the work ends, and which is cancelled when its
-     * lease is lost. Null when the call is skipped, counted and told as a blocking call's skip.
+     * Starts a run whose work ends after the call returned (a publisher, a future; see {@link DeferredCalls}): asks
+     * for the lock with {@code tryAcquireAsync}, so the calling thread never waits for DynamoDB, and returns a future
+     * of the run, which the caller ends when the work ends, and which is cancelled when its lease is lost. The future
+     * completes with null when the call is skipped, counted and told as a blocking call's skip; it completes on the
+     * thread that completes the acquire (the JDK's default asynchronous executor), or at once when skipped before
+     * asking.
+     *
+     * <p>The run is in flight for {@link #stop()} from this call on, before its lock is taken. Cancelling the future
+     * before it completed gives up the acquire: a lease it wins all the same is released (by lock-core, or here when
+     * the acquire had completed already), the work is never started, and the call's observation ends as skipped,
+     * with no event and no count: nothing was skipped for another instance or a failure.
      */
-    @Nullable
-    Held hold(AnnotatedMethods.Declared target, String name, Method method) {
+    CompletableFuture<@Nullable Held> hold(AnnotatedMethods.Declared target, String name, Method method) {
         PerName perName = names.computeIfAbsent(target.name(), n -> new PerName());
         if (!name.equals(target.name())) {
             evaluated.note(name, target.name());
         }
         LockedRunObserver.Call observed = observer.startedDeferred(name, target.name());
+        opening.incrementAndGet(); // before reading accepting, which a stop clears before it reads this count
         if (!accepting) {
+            opened();
             skip(target, name, method, perName, LockedRunEvent.SkipReason.STOPPED, observed);
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Optional<Lease>> acquiring;
+        try {
+            acquiring = locks.tryAcquireAsync(name, target.leaseDuration());
+        } catch (RuntimeException e) {
+            opened();
+            perName.failed(target, name, locks.tableName(), e);
+            skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR, observed);
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<@Nullable Held> result = new CompletableFuture<>();
+        result.whenComplete((held, failure) -> {
+            if (result.isCancelled()) {
+                acquiring.cancel(true); // lock-core sends nothing more, and releases a lease it wins meanwhile
+            }
+        });
+        acquiring.whenComplete((acquired, failure) -> {
+            try {
+                Held held = begin(target, name, method, perName, observed, acquired, failure, result);
+                if (!result.complete(held) && held != null) {
+                    held.end(new CancellationException("cancelled by its caller")); // as the lock was taken
+                }
+            } finally {
+                opened(); // after the run is among the running ones, so a stop waiting for both never misses it
+            }
+        });
+        return result;
+    }
+
+    /** Starts the run once its acquire is answered; null, the call told as skipped, when it does not run. */
+    private @Nullable Held begin(
+            AnnotatedMethods.Declared target,
+            String name,
+            Method method,
+            PerName perName,
+            LockedRunObserver.Call observed,
+            @Nullable Optional<Lease> acquired,
+            @Nullable Throwable failure,
+            CompletableFuture<@Nullable Held> result) {
+        if (result.isCancelled()) {
+            if (acquired != null) {
+                acquired.ifPresent(Lease::release); // won as its caller gave up: lock-core did not know
+            }
+            observed.ended(LockedRunObserver.Outcome.SKIPPED, null);
             return null;
         }
-        Optional<Lease> acquired;
-        try {
-            acquired = locks.tryAcquire(name, target.leaseDuration());
-        } catch (RuntimeException e) {
-            perName.failed(target, name, locks.tableName(), e);
+        if (failure != null || acquired == null) {
+            Throwable cause =
+                    failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            perName.failed(
+                    target,
+                    name,
+                    locks.tableName(),
+                    cause instanceof RuntimeException runtime ? runtime : new CompletionException(cause));
             skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR, observed);
             return null;
         }
@@ -271,6 +335,17 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             return null;
         }
         return run;
+    }
+
+    /** An acquire of {@link #hold} was answered, or given up: a stop may be waiting for it. */
+    private void opened() {
+        opening.decrementAndGet();
+        lifecycle.lock();
+        try {
+            runEnded.signalAll();
+        } finally {
+            lifecycle.unlock();
+        }
     }
 
     private @Nullable Object skip(
@@ -325,7 +400,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             accepting = false;
             started = false;
             long left = shutdownTimeout.toNanos();
-            while (!running.isEmpty() && left > 0) {
+            while ((!running.isEmpty() || opening.get() > 0) && left > 0) {
                 left = runEnded.awaitNanos(left);
             }
         } catch (InterruptedException e) {
@@ -333,11 +408,11 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         } finally {
             lifecycle.unlock();
         }
-        if (!running.isEmpty()) {
+        if (!running.isEmpty() || opening.get() > 0) {
             log.warn(
                     "{} @LockedRun runs still running after {}; their locks are released when they end or when the"
                             + " lock table closes",
-                    running.size(),
+                    running.size() + opening.get(),
                     shutdownTimeout);
         }
         events.stop(EVENTS_FLUSH);

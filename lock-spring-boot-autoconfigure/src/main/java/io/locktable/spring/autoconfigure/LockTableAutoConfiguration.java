@@ -16,12 +16,15 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.Environment;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * The {@link LockTable} of {@code locktable.*}, closed (its leases released) when the context closes. It uses the
  * {@link DynamoDbClient} marked {@link LockTableDynamoDbClient @LockTableDynamoDbClient}, else the context's single
- * (or primary) client; with several clients and neither, it backs off. Creating it sends nothing; once every bean is
+ * (or primary) client; with several clients and neither, it backs off. A context without any {@code DynamoDbClient}
+ * but with a {@link DynamoDbAsyncClient} (marked, single or primary) gets the lock table over that one: the same
+ * table, whose blocking calls wait for the asynchronous client's answers (see {@link LockTableClient}). Creating it sends nothing; once every bean is
  * created, before any lifecycle bean starts, it checks the table with {@link LockTable#verify()} (or creates it first
  * with {@code locktable.create-table=true}); a missing or unfit table stops startup. A DAX client is refused. Its events go to every {@link LockTableListener} bean, and every {@link
  * LockTableBuilderCustomizer} bean adjusts it before it is built. Backs off when the context has a {@code
@@ -50,15 +53,14 @@ public final class LockTableAutoConfiguration {
 
         @Bean(destroyMethod = "close")
         LockTable lockTable(
-                @LockTableDynamoDbClient ObjectProvider<DynamoDbClient> lockTableDynamoDbClient,
-                ObjectProvider<DynamoDbClient> dynamoDbClient,
+                LockTableClient lockTableClient,
                 LockTableProperties properties,
                 Environment environment,
                 ObjectProvider<LockTableListener> listeners,
                 ObjectProvider<LockTableBuilderCustomizer> customizers) {
             InMemoryTestMode.warnIfAsked(environment);
             return LockTableFactory.create(
-                    client(lockTableDynamoDbClient, dynamoDbClient),
+                    lockTableClient,
                     properties,
                     DefaultHolder.of(environment),
                     LockTableListener.forwardingTo(new ListenerBeans(listeners)),
@@ -68,16 +70,19 @@ public final class LockTableAutoConfiguration {
         @Bean
         @Lazy(false)
         LockTableStartupCheck lockTableStartupCheck(
-                @LockTableDynamoDbClient ObjectProvider<DynamoDbClient> lockTableDynamoDbClient,
-                ObjectProvider<DynamoDbClient> dynamoDbClient,
-                LockTable lockTable,
-                LockTableProperties properties) {
-            return new LockTableStartupCheck(client(lockTableDynamoDbClient, dynamoDbClient), lockTable, properties);
+                LockTableClient lockTableClient, LockTable lockTable, LockTableProperties properties) {
+            return new LockTableStartupCheck(lockTableClient, lockTable, properties);
         }
 
-        private static DynamoDbClient client(
-                ObjectProvider<DynamoDbClient> lockTableDynamoDbClient, ObjectProvider<DynamoDbClient> dynamoDbClient) {
-            return lockTableDynamoDbClient.getIfAvailable(dynamoDbClient::getObject);
+        /** The client the table is built over, and checked with: see {@link LockTableClient}. */
+        @Bean
+        LockTableClient lockTableClient(
+                @LockTableDynamoDbClient ObjectProvider<DynamoDbClient> lockTableDynamoDbClient,
+                @LockTableDynamoDbClient ObjectProvider<DynamoDbAsyncClient> lockTableDynamoDbAsyncClient,
+                ObjectProvider<DynamoDbClient> dynamoDbClient,
+                ObjectProvider<DynamoDbAsyncClient> dynamoDbAsyncClient) {
+            return LockTableClient.choose(
+                    lockTableDynamoDbClient, lockTableDynamoDbAsyncClient, dynamoDbClient, dynamoDbAsyncClient);
         }
     }
 
@@ -104,7 +109,10 @@ public final class LockTableAutoConfiguration {
         }
     }
 
-    /** A client for the locks: one marked {@code @LockTableDynamoDbClient}, or the context's single candidate. */
+    /**
+     * A client for the locks: one marked {@code @LockTableDynamoDbClient}, the context's single {@code
+     * DynamoDbClient} candidate, or, without any {@code DynamoDbClient}, its single {@code DynamoDbAsyncClient} one.
+     */
     static final class LockTableClientCondition extends AnyNestedCondition {
 
         LockTableClientCondition() {
@@ -116,5 +124,10 @@ public final class LockTableAutoConfiguration {
 
         @ConditionalOnSingleCandidate(DynamoDbClient.class)
         static final class SingleCandidate {}
+
+        /** Only asynchronous clients: the synchronous one is preferred when there is one. */
+        @ConditionalOnSingleCandidate(DynamoDbAsyncClient.class)
+        @ConditionalOnMissingBean(DynamoDbClient.class)
+        static final class SingleAsyncCandidate {}
     }
 }

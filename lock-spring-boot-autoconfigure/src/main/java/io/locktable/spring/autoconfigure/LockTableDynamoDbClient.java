@@ -13,6 +13,11 @@ import org.springframework.beans.factory.annotation.Qualifier;
  * single (or primary) client. Use it when the context has several clients, or when its main client is one the
  * locks cannot use, such as a DAX client.
  *
+ * <p>It may mark a {@code DynamoDbAsyncClient} instead: the lock table is then built over that one (a marked {@code
+ * DynamoDbClient} wins over it). A context without any {@code DynamoDbClient} uses its single (or primary) {@code
+ * DynamoDbAsyncClient} unmarked; when it has both kinds, the synchronous client is used unless the asynchronous one
+ * is marked.
+ *
  * <pre>{@code
  * @Bean
  * @LockTableDynamoDbClient

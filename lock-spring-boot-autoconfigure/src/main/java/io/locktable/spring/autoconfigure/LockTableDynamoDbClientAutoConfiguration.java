@@ -14,6 +14,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.AwsProfileRegionProvider;
 import software.amazon.awssdk.regions.providers.AwsRegionProviderChain;
 import software.amazon.awssdk.regions.providers.SystemSettingsRegionProvider;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
@@ -23,7 +24,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
  * locktable.dynamodb.endpoint} and {@code locktable.dynamodb.region} when set, otherwise the SDK's default region
  * chain; the default credentials chain unless the connection details give credentials; then every {@link
  * LockTableDynamoDbClientBuilderCustomizer}, in order. Ordered after Spring Cloud
- * AWS's DynamoDB auto-configuration, whose client is used when it is there.
+ * AWS's DynamoDB auto-configuration, whose client is used when it is there. A context that has a {@link
+ * DynamoDbAsyncClient} and no {@code DynamoDbClient} gets none: the locks use its asynchronous client.
  *
  * <p>Also built in the test mode {@code locktable.test.in-memory}, where the locks are in memory and do not use it:
  * the application's own beans inject the client, and building it sends no request. There a client without a region set
@@ -45,7 +47,7 @@ public final class LockTableDynamoDbClientAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean({DynamoDbClient.class, DynamoDbAsyncClient.class})
     DynamoDbClient dynamoDbClient(
             LockTableConnectionDetails connection,
             Environment environment,

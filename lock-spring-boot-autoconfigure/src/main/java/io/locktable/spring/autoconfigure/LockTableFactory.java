@@ -12,8 +12,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.util.ClassUtils;
 import software.amazon.awssdk.core.exception.SdkClientException;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbServiceClientConfiguration;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 
@@ -34,7 +32,7 @@ final class LockTableFactory {
     private LockTableFactory() {}
 
     static LockTable create(
-            DynamoDbClient client,
+            LockTableClient client,
             LockTableProperties properties,
             String defaultHolder,
             LockTableListener listener,
@@ -74,11 +72,11 @@ final class LockTableFactory {
         return builder.build();
     }
 
-    static void refuseDax(DynamoDbClient client) {
-        if (isDax(client)) {
+    static void refuseDax(LockTableClient client) {
+        if (isDax(client.client())) {
             throw new LockTableConfigurationException(
-                    "The DynamoDbClient for the locks is a DAX client ("
-                            + AopUtils.getTargetClass(client).getName()
+                    "The " + client.typeName() + " for the locks is a DAX client ("
+                            + client.targetClass().getName()
                             + "). DAX serves reads from a cache that is not strongly consistent, and the lock protocol"
                             + " depends on strongly consistent reads: two instances could hold one lock.",
                     "Define a plain DynamoDbClient bean (DynamoDbClient.create()) and mark it with"
@@ -92,7 +90,7 @@ final class LockTableFactory {
      * Tells a DAX client by its type: an instance of the DAX SDK's {@value #DAX_CLIENT} (looked up only when that
      * class is on the class path), or of any class of the DAX SDK's package. A Spring AOP proxy is looked through.
      */
-    static boolean isDax(DynamoDbClient client) {
+    static boolean isDax(Object client) {
         Class<?> type = AopUtils.getTargetClass(client);
         if (type.getName().startsWith(DAX_PACKAGE)) {
             return true;
@@ -108,7 +106,7 @@ final class LockTableFactory {
      * A builder for the table and keys of the properties. lock-core keeps the rules for the names; a name it refuses
      * fails startup naming the property, with lock-core's reason.
      */
-    private static LockTable.Builder builder(DynamoDbClient client, LockTableProperties properties) {
+    private static LockTable.Builder builder(LockTableClient client, LockTableProperties properties) {
         String table = properties.getTableName();
         if (table == null || table.isBlank()) {
             throw new LockTableConfigurationException(
@@ -127,7 +125,7 @@ final class LockTableFactory {
                         + " for pk. A table whose key is named like an attribute of the lock items cannot hold"
                         + " locks.",
                 () -> LockTableNames.checkKeyAttribute(properties.getPartitionKey()));
-        LockTable.Builder builder = LockTable.builder(client, tableName, partitionKey);
+        LockTable.Builder builder = client.builder(tableName, partitionKey);
         String sortKey = properties.getSortKey();
         if (sortKey != null && !sortKey.isEmpty()) {
             asProperty(
@@ -182,7 +180,7 @@ final class LockTableFactory {
      * {@code locktable.create-table=true}, then verifies it; a missing or unfit table fails startup naming the
      * property, an unreachable or throttling DynamoDB is one WARN.
      */
-    static void prepare(DynamoDbClient client, LockTable locks, LockTableProperties properties) {
+    static void prepare(LockTableClient client, LockTable locks, LockTableProperties properties) {
         try {
             if (properties.isCreateTable()) {
                 locks.createTableIfMissing(); // logs the creation
@@ -191,7 +189,7 @@ final class LockTableFactory {
         } catch (ResourceNotFoundException e) {
             throw new LockTableConfigurationException(
                     "The lock table '" + locks.tableName() + "' (locktable.table-name) does not exist"
-                            + endpoint(client) + ".",
+                            + client.endpoint() + ".",
                     "Create it with a string partition key '" + locks.partitionKey() + "'"
                             + locks.sortKey()
                                     .map(k -> " and a string sort key '" + k + "'")
@@ -217,7 +215,7 @@ final class LockTableFactory {
                             + " the client) and that the client has credentials; the application starts, and locks"
                             + " and leaderships retry until it answers",
                     locks.tableName(),
-                    endpoint(client),
+                    client.endpoint(),
                     oneLine(e));
             log.debug("Could not check the lock table '{}' at startup", locks.tableName(), e);
         } catch (DynamoDbException e) {
@@ -242,21 +240,5 @@ final class LockTableFactory {
     /** An exception as one line: its type and message, line breaks folded. */
     private static String oneLine(Throwable error) {
         return error.toString().replaceAll("\\s*\\R\\s*", " ");
-    }
-
-    private static String endpoint(DynamoDbClient client) {
-        StringBuilder where = new StringBuilder();
-        try {
-            DynamoDbServiceClientConfiguration configuration = client.serviceClientConfiguration();
-            configuration
-                    .endpointOverride()
-                    .ifPresent(uri -> where.append(" at ").append(uri));
-            if (configuration.region() != null) {
-                where.append(" in region ").append(configuration.region());
-            }
-        } catch (RuntimeException | LinkageError e) {
-            // a client that does not tell: describe nothing
-        }
-        return where.toString();
     }
 }

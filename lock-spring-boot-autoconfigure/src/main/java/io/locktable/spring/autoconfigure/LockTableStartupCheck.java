@@ -2,7 +2,6 @@ package io.locktable.spring.autoconfigure;
 
 import io.locktable.LockTable;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * Checks the auto-configured lock table once every singleton is created, before any lifecycle bean starts (the
@@ -11,11 +10,11 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  */
 final class LockTableStartupCheck implements SmartInitializingSingleton {
 
-    private final DynamoDbClient client;
+    private final LockTableClient client;
     private final LockTable locks;
     private final LockTableProperties properties;
 
-    LockTableStartupCheck(DynamoDbClient client, LockTable locks, LockTableProperties properties) {
+    LockTableStartupCheck(LockTableClient client, LockTable locks, LockTableProperties properties) {
         this.client = client;
         this.locks = locks;
         this.properties = properties;

@@ -19,11 +19,13 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * Describes a startup that failed for want of a {@link LockTable} (or of the runner or the runs built on it) because
- * the context has several {@link DynamoDbClient} beans and none is marked for the locks: the starter then backs off,
+ * the context has several {@link DynamoDbClient} beans (or, without any, several {@link DynamoDbAsyncClient} beans) and
+ * none is marked for the locks: the starter then backs off,
  * and Spring alone would only say that a bean of type {@code LockTable} is missing. The description names the
  * clients; the action says to mark one with {@link LockTableDynamoDbClient @LockTableDynamoDbClient} or {@code
  * @Primary}. Ordered before Spring Boot's own analysis of a missing bean, which it replaces only in that case.
@@ -50,7 +52,12 @@ final class MissingLockTableFailureAnalyzer extends AbstractFailureAnalyzer<NoSu
                 || factory.getBeanNamesForAnnotation(LockTableDynamoDbClient.class).length > 0) {
             return null;
         }
-        List<String> clients = unmarkedCandidates(factory);
+        // the asynchronous clients count only in a context without a synchronous one, as for the lock table
+        Class<?> type = factory.getBeanNamesForType(DynamoDbClient.class, true, false).length > 0
+                ? DynamoDbClient.class
+                : DynamoDbAsyncClient.class;
+        String typeName = type.getSimpleName();
+        List<String> clients = unmarkedCandidates(factory, type);
         if (clients.size() < 2) {
             return null;
         }
@@ -62,18 +69,19 @@ final class MissingLockTableFailureAnalyzer extends AbstractFailureAnalyzer<NoSu
         return new FailureAnalysis(
                 (needing == null ? "No" : "The bean '" + needing + "' needs a " + missing + ", but no")
                         + " LockTable was configured: the context has " + clients.size()
-                        + " DynamoDbClient beans, " + named + ", none of them marked @LockTableDynamoDbClient or"
+                        + " " + typeName + " beans, " + named + ", none of them marked @LockTableDynamoDbClient or"
                         + " @Primary, so the starter cannot tell which one the locks should use.",
-                "Mark the DynamoDbClient the locks should use with @LockTableDynamoDbClient (with @Bean(defaultCandidate"
+                "Mark the " + typeName
+                        + " the locks should use with @LockTableDynamoDbClient (with @Bean(defaultCandidate"
                         + " = false) the rest of the application keeps getting the other one), or mark one of "
                         + named + " with @Primary; or define a LockTable bean of your own.",
                 cause);
     }
 
     /** The client beans a plain injection would choose among: default candidates; empty if one is primary. */
-    private static List<String> unmarkedCandidates(ListableBeanFactory factory) {
+    private static List<String> unmarkedCandidates(ListableBeanFactory factory, Class<?> type) {
         List<String> names = new ArrayList<>();
-        for (String name : factory.getBeanNamesForType(DynamoDbClient.class, true, false)) {
+        for (String name : factory.getBeanNamesForType(type, true, false)) {
             BeanDefinition definition = definition(factory, name);
             if (definition == null) {
                 names.add(name);

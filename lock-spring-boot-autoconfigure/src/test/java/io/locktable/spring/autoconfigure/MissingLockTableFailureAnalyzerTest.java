@@ -16,6 +16,7 @@ import org.springframework.context.annotation.Primary;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -58,6 +59,58 @@ class MissingLockTableFailureAnalyzerTest {
     void withOneMarkedPrimaryThereIsNoFailureToDescribe() {
         runner.withUserConfiguration(PrimaryClient.class)
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LockTable.class));
+    }
+
+    @Test
+    void twoUnmarkedAsyncClientsAndNoSynchronousOneAreNamedAsSuch() {
+        new ApplicationContextRunner()
+                .withInitializer(context -> beanFactory.set(context.getBeanFactory()))
+                .withConfiguration(AutoConfigurations.of(
+                        LockTableDynamoDbClientAutoConfiguration.class,
+                        LockTableAutoConfiguration.class,
+                        LeaderOnlyAutoConfiguration.class,
+                        LockedRunAutoConfiguration.class))
+                .withPropertyValues("locktable.table-name=Locks")
+                .withUserConfiguration(TwoAsyncClients.class)
+                .withBean("sweeper", NeedsLocks.class)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(beanFactory.get().getBeanNamesForType(DynamoDbClient.class))
+                            .as("no synchronous client built beside the application's asynchronous ones")
+                            .isEmpty();
+                    FailureAnalysis analysis = Analyses.of(context.getStartupFailure(), beanFactory.get());
+                    assertThat(analysis.getDescription())
+                            .isEqualTo("The bean 'sweeper' needs a LockTable, but no LockTable was configured: the"
+                                    + " context has 2 DynamoDbAsyncClient beans, 'events' and 'audit', none of them"
+                                    + " marked @LockTableDynamoDbClient or @Primary, so the starter cannot tell"
+                                    + " which one the locks should use.");
+                    assertThat(analysis.getAction())
+                            .startsWith("Mark the DynamoDbAsyncClient the locks should use with"
+                                    + " @LockTableDynamoDbClient")
+                            .contains("or mark one of 'events' and 'audit' with @Primary");
+                });
+    }
+
+    /** Two asynchronous clients, of an endpoint where nothing listens, and no synchronous one. */
+    @Configuration(proxyBeanMethods = false)
+    static class TwoAsyncClients {
+        @Bean(destroyMethod = "close")
+        DynamoDbAsyncClient events() {
+            return asyncClient();
+        }
+
+        @Bean(destroyMethod = "close")
+        DynamoDbAsyncClient audit() {
+            return asyncClient();
+        }
+    }
+
+    static DynamoDbAsyncClient asyncClient() {
+        return DynamoDbAsyncClient.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:9"))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .build();
     }
 
     /** The application's two clients, real ones, of an endpoint where nothing listens. */

@@ -182,6 +182,9 @@ class ReactiveLeaderOnlyTest {
                     Futures futures = context.getBean(Futures.class);
                     CompletableFuture<String> finish = new CompletableFuture<>();
                     CompletableFuture<Lease> result = futures.run(finish);
+                    await().atMost(MARGIN)
+                            .alias("called once the lock is taken")
+                            .until(() -> futures.seen() != null);
                     Lease lease = futures.seen();
                     assertThat(lease.isHeld())
                             .as("held until the future completes")

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.locktable.Lease;
 import io.locktable.LeaseEnd;
 import io.locktable.LeaseThreadLocalAccessor;
+import io.locktable.LockRecord;
 import io.locktable.LockTable;
 import io.locktable.spring.LockedRun;
 import io.locktable.spring.LockedRunEvent;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -46,6 +48,8 @@ class ReactiveLockedRunTest {
 
     private static final Duration LEASE = Duration.ofSeconds(1);
     private static final Duration MARGIN = Duration.ofMillis(1500);
+    /** How long a delayed answer of the engine takes: less than a lease, or the lease it brings has ended. */
+    private static final Duration SLOW = Duration.ofMillis(500);
 
     private final DynamoDbEngine engine;
     private final TestTable table;
@@ -254,6 +258,7 @@ class ReactiveLockedRunTest {
         runner.run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
             CompletableFuture<Long> result = jobs.future();
+            await().atMost(MARGIN).alias("called once the lock is taken").until(() -> jobs.seen() != null);
             Lease lease = jobs.seen();
             assertThat(lease.name()).as("taken when called").isEqualTo("future");
             try (LockTable other = otherInstance()) {
@@ -273,6 +278,7 @@ class ReactiveLockedRunTest {
 
             jobs.newFinish();
             CompletableFuture<Long> losing = jobs.future();
+            await().atMost(MARGIN).until(() -> jobs.seen() != lease);
             Lease lost = jobs.seen();
             faults.blackhole("UpdateItem");
             try {
@@ -321,6 +327,143 @@ class ReactiveLockedRunTest {
             jobs.finish().complete("done");
             stop.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS);
             assertThat(result.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isNotNull();
+        });
+    }
+
+    @Test
+    void subscribingOnANonBlockingThreadDoesNotWaitForTheAcquire() throws Exception {
+        runner.run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            faults.delayReply("UpdateItem", SLOW, 1);
+            try {
+                CompletableFuture<Long> subscribed = new CompletableFuture<>();
+                AtomicReference<Duration> took = new AtomicReference<>();
+                Schedulers.parallel().schedule(() -> {
+                    long start = System.nanoTime();
+                    jobs.mono().subscribe(subscribed::complete, subscribed::completeExceptionally);
+                    took.set(Duration.ofNanos(System.nanoTime() - start));
+                });
+                await().atMost(MARGIN).until(() -> took.get() != null);
+                assertThat(took.get())
+                        .as("the subscribing thread, Reactor's parallel one, does not wait for the answer")
+                        .isLessThan(SLOW.dividedBy(2));
+                assertThat(jobs.calls())
+                        .as("the method is called once the lock is taken")
+                        .isZero();
+
+                await().atMost(SLOW.plus(MARGIN)).until(() -> jobs.seen() != null);
+                assertThat(jobs.seen().isHeld()).isTrue();
+                jobs.finish().complete("done");
+                assertThat(subscribed.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
+                        .isEqualTo(jobs.seen().fencingToken());
+                assertThat(jobs.seen().end()).contains(LeaseEnd.RELEASED);
+            } finally {
+                faults.clear();
+            }
+        });
+    }
+
+    @Test
+    void aSubscriptionCancelledWhileItsAcquireIsUnderWayLeavesTheLockFree() throws Exception {
+        runner.run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            LockedRuns runs = context.getBean(LockedRuns.class);
+            try (LockTable other = otherInstance()) {
+                long before = other.read("mono").map(LockRecord::fencingToken).orElse(0L);
+                CountDownLatch sent = new CountDownLatch(1);
+                faults.beforeSend("UpdateItem", sent::countDown, 1).delayReply("UpdateItem", SLOW, 1);
+                try {
+                    Disposable subscription = jobs.mono().subscribe();
+                    assertThat(sent.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
+                            .isTrue();
+                    subscription.dispose(); // the write is on its way, and applies
+
+                    await().atMost(SLOW.plus(MARGIN))
+                            .alias("the lease won for the cancelled subscription is released")
+                            .until(() -> other.read("mono")
+                                    .filter(item -> item.fencingToken() > before && !item.isHeld())
+                                    .isPresent());
+                } finally {
+                    faults.clear();
+                }
+                assertThat(jobs.calls()).as("the method was never called").isZero();
+                assertThat(runs.running()).isEmpty();
+                assertThat(context.getBean(LockTable.class).heldLeases()).isEmpty();
+                assertThat(other.tryAcquire("mono", LEASE)).isPresent().get().satisfies(Lease::release);
+
+                long start = System.nanoTime();
+                runs.stop();
+                assertThat(Duration.ofNanos(System.nanoTime() - start))
+                        .as("nothing left in flight")
+                        .isLessThan(MARGIN);
+            }
+            assertThat(context.getBean(Events.class).of("mono"))
+                    .as("no run started")
+                    .isEmpty();
+        });
+    }
+
+    @Test
+    void aFutureCancelledWhileItsAcquireIsUnderWayNeverCallsTheMethodAndLeavesTheLockFree() throws Exception {
+        runner.run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            try (LockTable other = otherInstance()) {
+                long before = other.read("future").map(LockRecord::fencingToken).orElse(0L);
+                CountDownLatch sent = new CountDownLatch(1);
+                faults.beforeSend("UpdateItem", sent::countDown, 1).delayReply("UpdateItem", SLOW, 1);
+                try {
+                    CompletableFuture<Long> call = jobs.future();
+                    assertThat(call)
+                            .as("the call returns before its lock is taken")
+                            .isNotDone();
+                    assertThat(sent.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
+                            .isTrue();
+                    assertThat(call.cancel(true)).isTrue();
+
+                    await().atMost(SLOW.plus(MARGIN))
+                            .alias("the lease won for the cancelled call is released")
+                            .until(() -> other.read("future")
+                                    .filter(item -> item.fencingToken() > before && !item.isHeld())
+                                    .isPresent());
+                } finally {
+                    faults.clear();
+                }
+                assertThat(jobs.seen()).as("the method was never called").isNull();
+                assertThat(context.getBean(LockedRuns.class).running()).isEmpty();
+                assertThat(context.getBean(LockTable.class).heldLeases()).isEmpty();
+            }
+        });
+    }
+
+    @Test
+    void theStopWaitsForARunWhoseAcquireIsUnderWay() throws Exception {
+        runner.run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            LockedRuns runs = context.getBean(LockedRuns.class);
+            CountDownLatch sent = new CountDownLatch(1);
+            faults.beforeSend("UpdateItem", sent::countDown, 1).delayReply("UpdateItem", SLOW, 1);
+            CompletableFuture<Void> stop;
+            AtomicBoolean stopped = new AtomicBoolean();
+            CompletableFuture<Long> result;
+            try {
+                result = jobs.mono().toFuture();
+                assertThat(sent.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+                stop = CompletableFuture.runAsync(() -> {
+                    runs.stop();
+                    stopped.set(true);
+                });
+                await().atMost(SLOW.plus(MARGIN))
+                        .alias("the run admitted before the stop starts")
+                        .until(() -> jobs.seen() != null);
+            } finally {
+                faults.clear();
+            }
+            Thread.sleep(300);
+            assertThat(stopped).as("waiting for the run").isFalse();
+            jobs.finish().complete("done");
+            stop.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(result.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
+                    .isEqualTo(jobs.seen().fencingToken());
         });
     }
 
