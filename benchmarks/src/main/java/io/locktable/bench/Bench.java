@@ -505,12 +505,13 @@ public final class Bench {
         rows.add(waitersRow("`acquireAsync`, started at once", async, at));
         waitersMetrics(report, async);
         // the same waiters started evenly over one poll period: their polls stay spread out, as those of waiters
-        // that came one by one would be
+        // that came one by one would be (the other rows start so too: waiters started at once poll in step, and a
+        // window of a few polls then counts two or three per waiter by its phase)
         Waiters.Result spread = Waiters.run(
                 rig,
                 at,
                 "async",
-                Duration.ofSeconds(10),
+                Waiters.POLL,
                 plan.asyncWaiters(),
                 plan.waiterLocks(),
                 plan.waitersWindow(),
@@ -518,34 +519,47 @@ public final class Bench {
                 errors);
         rows.add(waitersRow("`acquireAsync`, started over 10 s", spread, at));
         waitersMetrics(report, spread);
-        Waiters.Result blocking = Waiters.run(
+        // as many as the blocking row: the library's threads follow the polls a second times the round trip, not N
+        Waiters.Result fewer = Waiters.run(
                 rig,
                 at,
-                "blocking",
-                Duration.ZERO,
+                "async",
+                Waiters.POLL,
                 plan.blockingWaiters(),
                 plan.waiterLocks(),
                 plan.waitersWindow(),
                 plan.sameTableRounds(),
                 errors);
-        rows.add(waitersRow("`acquire`, a platform thread each, started at once", blocking, at));
+        rows.add(waitersRow("`acquireAsync`, started over 10 s", fewer, at));
+        waitersMetrics(report, fewer, "waiters.async.fewer");
+        Waiters.Result blocking = Waiters.run(
+                rig,
+                at,
+                "blocking",
+                Waiters.POLL,
+                plan.blockingWaiters(),
+                plan.waiterLocks(),
+                plan.waitersWindow(),
+                plan.sameTableRounds(),
+                errors);
+        rows.add(waitersRow("`acquire`, a platform thread each, started over 10 s", blocking, at));
         waitersMetrics(report, blocking);
         if (Waiters.virtualThreads()) {
             Waiters.Result virtual = Waiters.run(
                     rig,
                     at,
                     "virtual",
-                    Duration.ZERO,
+                    Waiters.POLL,
                     plan.asyncWaiters(),
                     plan.waiterLocks(),
                     plan.waitersWindow(),
                     plan.sameTableRounds(),
                     errors);
-            rows.add(waitersRow("`acquire`, a virtual thread each, started at once", virtual, at));
+            rows.add(waitersRow("`acquire`, a virtual thread each, started over 10 s", virtual, at));
             waitersMetrics(report, virtual);
         } else {
             List<String> row = new ArrayList<>(List.of(
-                    "`acquire`, a virtual thread each, started at once",
+                    "`acquire`, a virtual thread each, started over 10 s",
                     Stats.num(plan.asyncWaiters()),
                     "not run: Java " + Runtime.version() + " has no virtual threads (Java 21+)"));
             while (row.size() < 10) {
@@ -588,8 +602,11 @@ public final class Bench {
     }
 
     private static void waitersMetrics(Report report, Waiters.Result r) {
+        waitersMetrics(report, r, "waiters." + r.id());
+    }
+
+    private static void waitersMetrics(Report report, Waiters.Result r, String prefix) {
         Map<String, String> c = r.child();
-        String prefix = "waiters." + r.id();
         String n = Stats.num(r.n()) + " waiters: ";
         report.metric(prefix + ".threads", d(c, "threads"), n + c.get("threads") + " " + c.get("threadNames"));
         report.metric(

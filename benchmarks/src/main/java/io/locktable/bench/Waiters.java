@@ -31,6 +31,9 @@ final class Waiters {
     /** Every waiter asks for this lease; the holder holds one as long, so a waiter polls every 10 s. */
     static final Duration LEASE = Duration.ofSeconds(30);
 
+    /** How often a waiter for such a holder reads, without the jitter (up to a tenth more). */
+    static final Duration POLL = Duration.ofSeconds(10);
+
     private Waiters() {}
 
     /** Whether this JVM (and so the child, which runs on the same {@code java.home}) has virtual threads. */
