@@ -532,6 +532,22 @@ public final class Bench {
                 errors);
         rows.add(waitersRow("`acquireAsync`, started over 10 s", fewer, at));
         waitersMetrics(report, fewer, "waiters.async.fewer");
+        // over DynamoDbAsyncClient a poll holds no worker while its request is on the wire
+        Waiters.Result overAsync = Waiters.run(
+                rig,
+                at,
+                "async-client",
+                Waiters.POLL,
+                plan.asyncWaiters(),
+                plan.waiterLocks(),
+                plan.waitersWindow(),
+                plan.sameTableRounds(),
+                errors);
+        rows.add(waitersRow(
+                "`acquireAsync` over `DynamoDbAsyncClient` (the SDK's default, Netty), started over 10 s",
+                overAsync,
+                at));
+        waitersMetrics(report, overAsync);
         Waiters.Result blocking = Waiters.run(
                 rig,
                 at,

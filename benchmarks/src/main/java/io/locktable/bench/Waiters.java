@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -24,7 +25,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * and the requests each sends while it waits, then the handovers when the holder releases. The waiters run in a child
  * JVM of their own (so that its threads and heap are theirs); the holder is a LockTable of the harness over a client
  * of its own. Three ways to wait: {@code acquireAsync} ({@code async}), the blocking {@code acquire} on a platform
- * thread each ({@code blocking}), and on a virtual thread each ({@code virtual}, Java 21 and later only).
+ * thread each ({@code blocking}), and on a virtual thread each ({@code virtual}, Java 21 and later only), all over
+ * the synchronous client; and {@code acquireAsync} over the asynchronous client ({@code async-client}).
  */
 final class Waiters {
 
@@ -129,12 +131,21 @@ final class Waiters {
         int sameRounds = Integer.parseInt(p.get("sameRounds"));
         String prefix = p.get("prefix");
         Counter counter = new Counter();
-        DynamoDbClient client = Rig.client(URI.create(p.get("endpoint")), counter);
-        for (int i = 0; i < 5; i++) {
-            client.listTables(); // the client's own threads and first connection, before the baseline
+        LockTable table;
+        URI endpoint = URI.create(p.get("endpoint"));
+        if (mode.equals("async-client")) {
+            DynamoDbAsyncClient client = Rig.asyncClient(endpoint, counter);
+            for (int i = 0; i < 5; i++) {
+                client.listTables().join(); // the client's own threads and first connection, before the baseline
+            }
+            table = LockTable.builder(client, p.get("table"), Rig.OURS_KEY).build();
+        } else {
+            DynamoDbClient client = Rig.client(endpoint, counter);
+            for (int i = 0; i < 5; i++) {
+                client.listTables(); // the client's own threads and first connection, before the baseline
+            }
+            table = LockTable.builder(client, p.get("table"), Rig.OURS_KEY).build();
         }
-        LockTable table =
-                LockTable.builder(client, p.get("table"), Rig.OURS_KEY).build();
         table.tryAcquire("warm-" + UUID.randomUUID(), LEASE).orElseThrow().release();
         Set<Thread> before = Set.copyOf(Thread.getAllStackTraces().keySet());
         long heapBefore = Scale.heapAfterGc();
@@ -153,7 +164,7 @@ final class Waiters {
             int lock = i % locks;
             String name = prefix + lock;
             switch (mode) {
-                case "async" -> {
+                case "async", "async-client" -> {
                     CompletableFuture<Lease> waiting = table.acquireAsync(name, LEASE);
                     waiting.thenAccept(lease -> handovers.won(lock, lease));
                     futures.add(waiting);
@@ -190,7 +201,8 @@ final class Waiters {
                 peakThreads = added;
             }
             peakLibrary = Math.max(peakLibrary, Scale.count(added, name -> name.startsWith("locktable-")));
-            peakSdk = Math.max(peakSdk, Scale.count(added, name -> name.startsWith("sdk-")));
+            peakSdk = Math.max(
+                    peakSdk, Scale.count(added, name -> name.startsWith("sdk-") || name.startsWith("aws-java-sdk-")));
             Stats.sleep(250);
         }
         double minutes = (System.nanoTime() - windowStart) / 60e9;
