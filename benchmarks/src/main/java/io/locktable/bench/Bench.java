@@ -20,9 +20,9 @@ import software.amazon.awssdk.core.util.VersionInfo;
 /**
  * Runs every scenario and writes the tables of {@code docs/benchmarks.md}. Started by {@code benchmarks/run.sh};
  * arguments: {@code [--quick] [--out FILE] [--command TEXT] [--scale-max N] [--only PHASE,...]} with the phases
- * {@code requests, latency, handover, failover, scale, slow, released, waiters} ({@code released} runs with {@code failover},
- * or alone). A run of some phases rewrites only their tables, the goals they measure and a line of the {@code run}
- * table, and leaves the rest of the document as it was.
+ * {@code requests, latency, handover, failover, scale, slow, released, waiters} ({@code released} runs with {@code
+ * failover}, or alone). A run of some phases rewrites only their tables, the goals they measure and a line of the
+ * {@code run} table, and leaves the rest of the document as it was.
  */
 public final class Bench {
 
@@ -485,97 +485,45 @@ public final class Bench {
     }
 
     /**
-     * Waiting acquires of one table for locks another table holds: {@code acquireAsync}, the blocking acquire on a
-     * platform thread each (ten times fewer: a platform thread per waiter is what the async API avoids, and 10,000 of
-     * them on two cores measure the machine), and on a virtual thread each where the JVM has them.
+     * Waiting acquires of one table for locks another table holds: {@code acquireAsync} (10,000 started at once and
+     * over one poll period, 1,000, and 10,000 over the asynchronous client), the blocking acquire on a platform thread
+     * each (ten times fewer: a platform thread per waiter is what the async API avoids, and 10,000 of them on two cores
+     * measure the machine), and on a virtual thread each where the JVM has them.
      */
     private static void waiters(Rig rig, Plan plan, Report report, Path errors) throws Exception {
         int at = plan.headlineRtt();
         List<List<String>> rows = new ArrayList<>();
-        Waiters.Result async = Waiters.run(
-                rig,
-                at,
-                "async",
-                Duration.ZERO,
-                plan.asyncWaiters(),
-                plan.waiterLocks(),
-                plan.waitersWindow(),
-                plan.sameTableRounds(),
-                errors);
+        Waiters.Result async = waitersRun(rig, plan, errors, "async", Duration.ZERO, plan.asyncWaiters());
         rows.add(waitersRow("`acquireAsync`, started at once", async, at));
         waitersMetrics(report, async);
         // the same waiters started evenly over one poll period: their polls stay spread out, as those of waiters
         // that came one by one would be (the other rows start so too: waiters started at once poll in step, and a
         // window of a few polls then counts two or three per waiter by its phase)
-        Waiters.Result spread = Waiters.run(
-                rig,
-                at,
-                "async",
-                Waiters.POLL,
-                plan.asyncWaiters(),
-                plan.waiterLocks(),
-                plan.waitersWindow(),
-                plan.sameTableRounds(),
-                errors);
+        Waiters.Result spread = waitersRun(rig, plan, errors, "async", Waiters.POLL, plan.asyncWaiters());
         rows.add(waitersRow("`acquireAsync`, started over 10 s", spread, at));
         waitersMetrics(report, spread);
         // as many as the blocking row: the library's threads follow the polls a second times the round trip, not N
-        Waiters.Result fewer = Waiters.run(
-                rig,
-                at,
-                "async",
-                Waiters.POLL,
-                plan.blockingWaiters(),
-                plan.waiterLocks(),
-                plan.waitersWindow(),
-                plan.sameTableRounds(),
-                errors);
+        Waiters.Result fewer = waitersRun(rig, plan, errors, "async", Waiters.POLL, plan.blockingWaiters());
         rows.add(waitersRow("`acquireAsync`, started over 10 s", fewer, at));
         waitersMetrics(report, fewer, "waiters.async.fewer");
-        // over DynamoDbAsyncClient a poll holds no worker while its request is on the wire
-        Waiters.Result overAsync = Waiters.run(
-                rig,
-                at,
-                "async-client",
-                Waiters.POLL,
-                plan.asyncWaiters(),
-                plan.waiterLocks(),
-                plan.waitersWindow(),
-                plan.sameTableRounds(),
-                errors);
+        // over DynamoDbAsyncClient (a worker still waits for each request's future: lock-core's DynamoDbRequests.Async)
+        Waiters.Result overAsync = waitersRun(rig, plan, errors, "async-client", Waiters.POLL, plan.asyncWaiters());
         rows.add(waitersRow(
                 "`acquireAsync` over `DynamoDbAsyncClient` (the SDK's default, Netty), started over 10 s",
                 overAsync,
                 at));
         waitersMetrics(report, overAsync);
-        Waiters.Result blocking = Waiters.run(
-                rig,
-                at,
-                "blocking",
-                Waiters.POLL,
-                plan.blockingWaiters(),
-                plan.waiterLocks(),
-                plan.waitersWindow(),
-                plan.sameTableRounds(),
-                errors);
+        Waiters.Result blocking = waitersRun(rig, plan, errors, "blocking", Waiters.POLL, plan.blockingWaiters());
         rows.add(waitersRow("`acquire`, a platform thread each, started over 10 s", blocking, at));
         waitersMetrics(report, blocking);
+        String virtualLabel = "`acquire`, a virtual thread each, started over 10 s";
         if (Waiters.virtualThreads()) {
-            Waiters.Result virtual = Waiters.run(
-                    rig,
-                    at,
-                    "virtual",
-                    Waiters.POLL,
-                    plan.asyncWaiters(),
-                    plan.waiterLocks(),
-                    plan.waitersWindow(),
-                    plan.sameTableRounds(),
-                    errors);
-            rows.add(waitersRow("`acquire`, a virtual thread each, started over 10 s", virtual, at));
+            Waiters.Result virtual = waitersRun(rig, plan, errors, "virtual", Waiters.POLL, plan.asyncWaiters());
+            rows.add(waitersRow(virtualLabel, virtual, at));
             waitersMetrics(report, virtual);
         } else {
             List<String> row = new ArrayList<>(List.of(
-                    "`acquire`, a virtual thread each, started over 10 s",
+                    virtualLabel,
                     Stats.num(plan.asyncWaiters()),
                     "not run: Java " + Runtime.version() + " has no virtual threads (Java 21+)"));
             while (row.size() < 10) {
@@ -597,6 +545,20 @@ public final class Bench {
                         "handover from another table p50 / max",
                         "handover within the table p50 / max"),
                 rows);
+    }
+
+    private static Waiters.Result waitersRun(Rig rig, Plan plan, Path errors, String mode, Duration spread, int waiters)
+            throws Exception {
+        return Waiters.run(
+                rig,
+                plan.headlineRtt(),
+                mode,
+                spread,
+                waiters,
+                plan.waiterLocks(),
+                plan.waitersWindow(),
+                plan.sameTableRounds(),
+                errors);
     }
 
     private static List<String> waitersRow(String label, Waiters.Result r, int rtt) {

@@ -2,9 +2,11 @@ package io.locktable.bench;
 
 import io.locktable.Lease;
 import io.locktable.LockTable;
+import java.io.BufferedReader;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +16,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -63,7 +66,7 @@ final class Waiters {
             int locks,
             Duration window,
             int sameRounds,
-            java.nio.file.Path errors)
+            Path errors)
             throws Exception {
         String table = rig.newOursTable("bench-waiters");
         String prefix = "wait-" + UUID.randomUUID().toString().substring(0, 8) + "-";
@@ -120,11 +123,11 @@ final class Waiters {
 
     /**
      * The child's side. Parameters: mode, spreadMs (the waiters start evenly over it, from this thread, or all at
-     * once), endpoint, table, prefix, n, locks, windowMs, sameRounds. Prints the counts
-     * of the wait as one line, then {@code WON i} when a waiter first holds lock {@code i}, and on {@code report} the
-     * same-table handover times ({@code same=nanos,...}).
+     * once), endpoint, table, prefix, n, locks, windowMs, sameRounds. Prints the counts of the wait as one line, then
+     * {@code WON i} when a waiter first holds lock {@code i}, and on {@code report} the same-table handover times
+     * ({@code same=nanos,...}).
      */
-    static void child(Map<String, String> p, java.io.BufferedReader in, PrintStream out) throws Exception {
+    static void child(Map<String, String> p, BufferedReader in, PrintStream out) throws Exception {
         String mode = p.get("mode");
         int n = Integer.parseInt(p.get("n"));
         int locks = Integer.parseInt(p.get("locks"));
@@ -259,9 +262,8 @@ final class Waiters {
             throw new IllegalStateException("virtual threads need Java 21 or later, this is " + Runtime.version());
         }
         try {
-            return (ExecutorService) java.util.concurrent.Executors.class
-                    .getMethod("newVirtualThreadPerTaskExecutor")
-                    .invoke(null);
+            return (ExecutorService)
+                    Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
         } catch (NoSuchMethodException | IllegalAccessException | InvocationTargetException e) {
             throw new IllegalStateException("no virtual threads", e);
         }
