@@ -6,7 +6,7 @@
 #   ./benchmarks/run.sh --scale-max 50000  the largest scale scenario at 50,000 leases instead of 100,000
 #   ./benchmarks/run.sh --only scale,slow,released
 #                                          some phases (requests, latency, handover, failover, scale, slow,
-#                                          released): only their tables and the goals they measure are rewritten
+#                                          released, waiters): only their tables and the goals they measure are rewritten
 # Needs JDK 17+, Node.js 20+ (dynalite) and, for the second engine, Python 3 with moto ('pip install moto[server]');
 # without moto its scenarios are left out. Set MAVEN_ARGS=-o to build offline. Nothing is left running.
 set -euo pipefail

@@ -20,9 +20,9 @@ import software.amazon.awssdk.core.util.VersionInfo;
 /**
  * Runs every scenario and writes the tables of {@code docs/benchmarks.md}. Started by {@code benchmarks/run.sh};
  * arguments: {@code [--quick] [--out FILE] [--command TEXT] [--scale-max N] [--only PHASE,...]} with the phases
- * {@code requests, latency, handover, failover, scale, slow, released} ({@code released} runs with {@code failover},
- * or alone). A run of some phases rewrites only their tables, the goals they measure and a line of the {@code run}
- * table, and leaves the rest of the document as it was.
+ * {@code requests, latency, handover, failover, scale, slow, released, waiters} ({@code released} runs with {@code
+ * failover}, or alone). A run of some phases rewrites only their tables, the goals they measure and a line of the
+ * {@code run} table, and leaves the rest of the document as it was.
  */
 public final class Bench {
 
@@ -49,7 +49,12 @@ public final class Bench {
             int scale,
             int scaleMax,
             int retentionCycles,
-            int slowLeases) {
+            int slowLeases,
+            int asyncWaiters,
+            int blockingWaiters,
+            int waiterLocks,
+            Duration waitersWindow,
+            int sameTableRounds) {
 
         static Plan full(int scaleMax) {
             return new Plan(
@@ -69,7 +74,12 @@ public final class Bench {
                     10_000,
                     scaleMax,
                     10_000,
-                    1_000);
+                    1_000,
+                    10_000,
+                    1_000,
+                    5,
+                    Duration.ofSeconds(30),
+                    3);
         }
 
         static Plan quick() {
@@ -90,7 +100,12 @@ public final class Bench {
                     500,
                     1_000,
                     500,
-                    100);
+                    100,
+                    500,
+                    100,
+                    2,
+                    Duration.ofSeconds(10),
+                    2);
         }
     }
 
@@ -179,6 +194,10 @@ public final class Bench {
             if (run.test("slow")) {
                 Stats.log("slow engine");
                 slow(dynalite, plan, report, errors);
+            }
+            if (run.test("waiters")) {
+                Stats.log("waiting without threads (children)");
+                waiters(dynalite, plan, report, errors);
             }
         }
         List<Report.Goal> goals = Report.goals(Files.readString(Path.of("benchmarks", "goals.properties")));
@@ -463,6 +482,127 @@ public final class Bench {
             report.metric("scale.max.leases", big, Stats.num(big) + " leases, lease " + Stats.duration(bigLease));
         }
         report.table("scale", header(), rows);
+    }
+
+    /**
+     * Waiting acquires of one table for locks another table holds: {@code acquireAsync} (10,000 started at once and
+     * over one poll period, 1,000, and 10,000 over the asynchronous client), the blocking acquire on a platform thread
+     * each (ten times fewer: a platform thread per waiter is what the async API avoids, and 10,000 of them on two cores
+     * measure the machine), and on a virtual thread each where the JVM has them.
+     */
+    private static void waiters(Rig rig, Plan plan, Report report, Path errors) throws Exception {
+        int at = plan.headlineRtt();
+        List<List<String>> rows = new ArrayList<>();
+        Waiters.Result async = waitersRun(rig, plan, errors, "async", Duration.ZERO, plan.asyncWaiters());
+        rows.add(waitersRow("`acquireAsync`, started at once", async, at));
+        waitersMetrics(report, async);
+        // the same waiters started evenly over one poll period: their polls stay spread out, as those of waiters
+        // that came one by one would be (the other rows start so too: waiters started at once poll in step, and a
+        // window of a few polls then counts two or three per waiter by its phase)
+        Waiters.Result spread = waitersRun(rig, plan, errors, "async", Waiters.POLL, plan.asyncWaiters());
+        rows.add(waitersRow("`acquireAsync`, started over 10 s", spread, at));
+        waitersMetrics(report, spread);
+        // as many as the blocking row: the library's threads follow the polls a second times the round trip, not N
+        Waiters.Result fewer = waitersRun(rig, plan, errors, "async", Waiters.POLL, plan.blockingWaiters());
+        rows.add(waitersRow("`acquireAsync`, started over 10 s", fewer, at));
+        waitersMetrics(report, fewer, "waiters.async.fewer");
+        // over DynamoDbAsyncClient (a worker still waits for each request's future: lock-core's DynamoDbRequests.Async)
+        Waiters.Result overAsync = waitersRun(rig, plan, errors, "async-client", Waiters.POLL, plan.asyncWaiters());
+        rows.add(waitersRow(
+                "`acquireAsync` over `DynamoDbAsyncClient` (the SDK's default, Netty), started over 10 s",
+                overAsync,
+                at));
+        waitersMetrics(report, overAsync);
+        Waiters.Result blocking = waitersRun(rig, plan, errors, "blocking", Waiters.POLL, plan.blockingWaiters());
+        rows.add(waitersRow("`acquire`, a platform thread each, started over 10 s", blocking, at));
+        waitersMetrics(report, blocking);
+        String virtualLabel = "`acquire`, a virtual thread each, started over 10 s";
+        if (Waiters.virtualThreads()) {
+            Waiters.Result virtual = waitersRun(rig, plan, errors, "virtual", Waiters.POLL, plan.asyncWaiters());
+            rows.add(waitersRow(virtualLabel, virtual, at));
+            waitersMetrics(report, virtual);
+        } else {
+            List<String> row = new ArrayList<>(List.of(
+                    virtualLabel,
+                    Stats.num(plan.asyncWaiters()),
+                    "not run: Java " + Runtime.version() + " has no virtual threads (Java 21+)"));
+            while (row.size() < 10) {
+                row.add("—");
+            }
+            rows.add(row);
+        }
+        report.table(
+                "waiters",
+                List.of(
+                        "waiting with",
+                        "waiters",
+                        "locks / round trip",
+                        "first requests sent in",
+                        "threads added (peak)",
+                        "heap per waiter",
+                        "reads / waiter / min (bound 6)",
+                        "writes / waiter / min",
+                        "handover from another table p50 / max",
+                        "handover within the table p50 / max"),
+                rows);
+    }
+
+    private static Waiters.Result waitersRun(Rig rig, Plan plan, Path errors, String mode, Duration spread, int waiters)
+            throws Exception {
+        return Waiters.run(
+                rig,
+                plan.headlineRtt(),
+                mode,
+                spread,
+                waiters,
+                plan.waiterLocks(),
+                plan.waitersWindow(),
+                plan.sameTableRounds(),
+                errors);
+    }
+
+    private static List<String> waitersRow(String label, Waiters.Result r, int rtt) {
+        Map<String, String> c = r.child();
+        Stats cross = Stats.of(r.crossTable());
+        Stats same = Stats.of(r.sameTable());
+        return List.of(
+                label,
+                Stats.num(r.n()),
+                r.locks() + " / " + rtt + " ms",
+                Stats.num(d(c, "startSeconds")) + " s",
+                c.get("threads") + " " + c.get("threadNames") + "; own " + c.get("threadsLibrary") + ", SDK "
+                        + c.get("threadsSdk"),
+                Stats.num(d(c, "heapPerWaiter")) + " bytes",
+                Stats.num(d(c, "readsPerMinute")),
+                Stats.num(d(c, "writesPerMinute")) + (c.get("won").equals("0") ? "" : " (" + c.get("won") + " won!)"),
+                Stats.ms(cross.median()) + " / " + Stats.ms(cross.max()) + " (" + cross.count() + ")",
+                Stats.ms(same.median()) + " / " + Stats.ms(same.max()) + " (" + same.count() + ")");
+    }
+
+    private static void waitersMetrics(Report report, Waiters.Result r) {
+        waitersMetrics(report, r, "waiters." + r.id());
+    }
+
+    private static void waitersMetrics(Report report, Waiters.Result r, String prefix) {
+        Map<String, String> c = r.child();
+        String n = Stats.num(r.n()) + " waiters: ";
+        report.metric(prefix + ".threads", d(c, "threads"), n + c.get("threads") + " " + c.get("threadNames"));
+        report.metric(
+                prefix + ".threads.library",
+                d(c, "threadsLibrary"),
+                n + c.get("threadsLibrary") + " of the library's own (peak), beside " + c.get("threadsSdk")
+                        + " of the SDK's timeout executor");
+        report.metric(prefix + ".heap", d(c, "heapPerWaiter"), Stats.num(d(c, "heapPerWaiter")) + " bytes per waiter");
+        report.metric(prefix + ".reads", d(c, "readsPerMinute") / 6, Stats.num(d(c, "readsPerMinute")) + " reads/min");
+        report.metric(prefix + ".won", d(c, "won"), c.get("won") + " waiters took a live holder's lock");
+        report.metric(
+                prefix + ".handover.other",
+                Stats.of(r.crossTable()).median() / 1e6,
+                "p50 " + Stats.ms(Stats.of(r.crossTable()).median()));
+        report.metric(
+                prefix + ".handover.same",
+                Stats.of(r.sameTable()).median() / 1e6,
+                "p50 " + Stats.ms(Stats.of(r.sameTable()).median()));
     }
 
     /** The three runs side by side: at 500 ms a round trip they wait, they do not compete for the processors. */

@@ -22,7 +22,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * A JVM of its own for what needs one: a lock holder that can be killed ({@code holder}), and the measurements of
- * threads and heap that must not see the harness ({@code scale}, {@code retention}; see {@link Scale}). It answers
+ * threads and heap that must not see the harness ({@code scale}, {@code retention}; see {@link Scale}; {@code
+ * waiters}, see {@link Waiters}). It answers
  * on standard output, exits when its standard input closes, and never lives longer than 20 minutes.
  */
 public final class ChildJvm {
@@ -32,7 +33,8 @@ public final class ChildJvm {
     /**
      * Runs a child.
      *
-     * @param args {@code holder}, or {@code scale key=value...}, or {@code retention key=value...}
+     * @param args {@code holder}, or {@code scale key=value...}, {@code retention key=value...} or {@code waiters
+     *     key=value...}
      * @throws Exception if it fails
      */
     public static void main(String[] args) throws Exception {
@@ -53,6 +55,11 @@ public final class ChildJvm {
             case "holder" -> holder();
             case "scale" -> System.out.println("RESULT " + Scale.hold(params));
             case "retention" -> System.out.println("RESULT " + Scale.retention(params));
+            case "waiters" ->
+                Waiters.child(
+                        params,
+                        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)),
+                        System.out);
             default -> throw new IllegalArgumentException("unknown child " + args[0]);
         }
         System.out.flush();

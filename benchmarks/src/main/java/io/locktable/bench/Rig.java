@@ -17,6 +17,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
@@ -99,6 +100,23 @@ final class Rig implements AutoCloseable {
                     if (apiCallTimeout != null) {
                         o.apiCallTimeout(apiCallTimeout);
                     }
+                    for (ExecutionInterceptor interceptor : interceptors) {
+                        o.addExecutionInterceptor(interceptor);
+                    }
+                })
+                .build();
+    }
+
+    /**
+     * An asynchronous client, with the SDK's default asynchronous HTTP client (Netty's, from the runtime class path)
+     * at its defaults: for LockTable's {@code acquireAsync} without a worker thread per request in flight.
+     */
+    static DynamoDbAsyncClient asyncClient(URI endpoint, ExecutionInterceptor... interceptors) {
+        return DynamoDbAsyncClient.builder()
+                .endpointOverride(endpoint)
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench")))
+                .overrideConfiguration(o -> {
                     for (ExecutionInterceptor interceptor : interceptors) {
                         o.addExecutionInterceptor(interceptor);
                     }

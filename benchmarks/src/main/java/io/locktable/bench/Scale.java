@@ -233,7 +233,7 @@ final class Scale {
         }
     }
 
-    private static int count(Map<String, Integer> threads, Predicate<String> which) {
+    static int count(Map<String, Integer> threads, Predicate<String> which) {
         return threads.entrySet().stream()
                 .filter(e -> which.test(e.getKey()))
                 .mapToInt(Map.Entry::getValue)
@@ -244,7 +244,7 @@ final class Scale {
      * Threads alive now that were not before, by name without numbers, leaving out the harness's callers and the
      * JVM's own (a jcmd or debugger attaching).
      */
-    private static Map<String, Integer> threadsAdded(Set<Thread> before) {
+    static Map<String, Integer> threadsAdded(Set<Thread> before) {
         Map<String, Integer> added = new TreeMap<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.isAlive()

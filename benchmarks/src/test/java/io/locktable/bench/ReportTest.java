@@ -15,7 +15,9 @@ class ReportTest {
     @Test
     void goalsAreReadFromTheirFileAndCheckedAgainstTheMetrics() throws Exception {
         List<Report.Goal> goals = Report.goals(Files.readString(Path.of("goals.properties")));
-        assertThat(goals).extracting(Report.Goal::id).contains("ratio-p50-1", "scale-heap", "slow-lost");
+        assertThat(goals)
+                .extracting(Report.Goal::id)
+                .contains("ratio-p50-1", "scale-heap", "slow-lost", "waiters-async-threads-own");
 
         Report report = new Report();
         report.metric("cycle.ratio.p50.rtt5.t1", 0.65, "0.65");
