@@ -118,9 +118,13 @@ final class AsyncAcquire<T> {
 
     // ---- the attempts and the pauses between them
 
-    /** Queues the next attempt for the workers: from the caller, the timer (after a pause) or a handover. */
+    /**
+     * Queues the next attempt for the workers: from the caller, the timer (after a pause) or a handover. It keeps no
+     * lease, so it queues behind every task that does, and no worker is added for it ({@link
+     * Timing#unhurriedDeadline}): ten thousand waiters poll on the base workers.
+     */
     private void queueAttempt() {
-        if (!workers.run(this::attempt, clock.nanoTime() + waiting.lease.toNanos())) {
+        if (!workers.run(this::attempt, Timing.unhurriedDeadline(clock.nanoTime()))) {
             fail(acquirer.closedWhileWaiting(waiting)); // the workers are closed: so is the table
         }
     }

@@ -131,6 +131,16 @@ final class Timing {
         return Math.max(MIN_LATE_NANOS, untilDeadlineNanos / 40);
     }
 
+    /**
+     * The deadline of a queued task that keeps no lease (an attempt of a non-blocking acquire): two of the longest
+     * leases away, so it is taken after every task that keeps one (a renewal's or a release's deadline is at most a
+     * lease away), and its {@link #workerGrowth} of over an hour never adds a worker: a burst of waiters' polls waits
+     * for the base workers instead of raising the bound that renewals need.
+     */
+    static long unhurriedDeadline(long nowNanos) {
+        return nowNanos + 2 * MAX_LEASE.toNanos();
+    }
+
     /** How long a leader waits after an acquire failed with a transient error: a third of its lease. */
     static long leaderRetry(Duration lease) {
         return renewalPeriod(lease.toNanos());

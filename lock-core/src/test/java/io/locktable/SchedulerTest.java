@@ -144,6 +144,37 @@ class SchedulerTest {
     }
 
     @Test
+    void tasksThatKeepNoLeaseWaitForTheBaseWorkersAndTheOnesThatDoGoFirst() throws Exception {
+        scheduler = new Scheduler("test-workers", 2, 10, Scheduler.IDLE);
+        CountDownLatch started = new CountDownLatch(2);
+        List<String> ran = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            String poll = "poll " + i;
+            scheduler.run(
+                    () -> {
+                        ran.add(poll); // in the order the workers took them
+                        started.countDown();
+                        waitFor(release);
+                    },
+                    Timing.unhurriedDeadline(System.nanoTime()));
+        }
+        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+        scheduler.run(
+                () -> ran.add("renewal"),
+                System.nanoTime() + Duration.ofSeconds(30).toNanos());
+
+        Thread.sleep(500); // ten times the least wait after which a task that keeps a lease adds a worker
+        assertThat(scheduler.liveWorkers())
+                .as("no worker added for tasks that keep no lease")
+                .isEqualTo(2);
+        release.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> ran.size() == 9);
+        assertThat(ran.subList(2, 4))
+                .as("the renewal queued last is among the first two taken when the two workers free up, not the last")
+                .contains("renewal");
+    }
+
+    @Test
     void theBoundNeverRisesAboveItsCap() throws Exception {
         scheduler = new Scheduler("test-workers", 1, 3, Scheduler.IDLE);
         CountDownLatch started = new CountDownLatch(3);

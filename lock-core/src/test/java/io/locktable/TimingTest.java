@@ -55,6 +55,17 @@ class TimingTest {
 
     @ParameterizedTest
     @MethodSource("leases")
+    void aTaskThatKeepsNoLeaseQueuesBehindEveryLeasesTaskAndAddsNoWorker(Duration lease) {
+        long now = -42; // System.nanoTime may be negative
+        long unhurried = Timing.unhurriedDeadline(now);
+
+        assertThat(unhurried - (now + lease.toNanos())).isPositive();
+        assertThat(Timing.workerGrowth(unhurried - now))
+                .isGreaterThan(Duration.ofHours(1).toNanos());
+    }
+
+    @ParameterizedTest
+    @MethodSource("leases")
     void aFailedRenewalIsTriedAgainSeveralTimesBeforeTheLeaseEnds(Duration lease) {
         long left = lease.toNanos() - Timing.renewalPeriod(lease.toNanos());
         for (int i = 0; i < 100; i++) {
