@@ -39,6 +39,14 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 @DynamoDbEngineTest
 class ReactiveLeaderOnlyTest {
 
+    /**
+     * Runs a call that blocks until the runs in flight end (a stop, a close) on a thread of its own: on the JDK's
+     * common pool (the default of {@code runAsync}; a single worker on two cores with Java 25) it would hold the worker
+     * that the lock table's futures complete on, and the run it waits for could never start.
+     */
+    private static final java.util.concurrent.Executor OWN_THREAD =
+            task -> new Thread(task, "test-blocking-call").start();
+
     private static final Duration LEASE = Duration.ofSeconds(1);
     private static final Duration WITHIN = Duration.ofSeconds(10);
     private static final Duration MARGIN = Duration.ofMillis(1500);
@@ -141,7 +149,7 @@ class ReactiveLeaderOnlyTest {
             await().atMost(WITHIN).until(() -> leaders.isLeader("sweeper"));
             CompletableFuture<Long> mono = jobs.mono().toFuture();
             await().atMost(MARGIN).until(() -> jobs.calls() == 1);
-            CompletableFuture<Void> closed = CompletableFuture.runAsync(context::close);
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(context::close, OWN_THREAD);
             Thread.sleep(300);
             assertThat(closed).as("waiting for the call in flight").isNotDone();
             jobs.finish().complete("done");

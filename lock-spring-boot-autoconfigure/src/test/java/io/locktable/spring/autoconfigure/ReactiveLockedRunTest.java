@@ -46,8 +46,18 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 @DynamoDbEngineTest
 class ReactiveLockedRunTest {
 
-    private static final Duration LEASE = Duration.ofSeconds(1);
-    private static final Duration MARGIN = Duration.ofMillis(1500);
+    /**
+     * Runs a call that blocks until the runs in flight end (a stop, a close) on a thread of its own: on the JDK's
+     * common pool (the default of {@code runAsync}; a single worker on two cores with Java 25) it would hold the worker
+     * that the lock table's futures complete on, and the run it waits for could never start.
+     */
+    private static final java.util.concurrent.Executor OWN_THREAD =
+            task -> new Thread(task, "test-blocking-call").start();
+
+    /** Three seconds, not the least lease of one: under a CI load of 10 and more an answer took longer than a second. */
+    private static final Duration LEASE = Duration.ofSeconds(3);
+
+    private static final Duration MARGIN = Duration.ofSeconds(5);
     /** How long a delayed answer of the engine takes: less than a lease, or the lease it brings has ended. */
     private static final Duration SLOW = Duration.ofMillis(500);
 
@@ -315,10 +325,12 @@ class ReactiveLockedRunTest {
             await().atMost(MARGIN).until(() -> jobs.seen() != null);
             LockedRuns runs = context.getBean(LockedRuns.class);
             AtomicBoolean stopped = new AtomicBoolean();
-            CompletableFuture<Void> stop = CompletableFuture.runAsync(() -> {
-                runs.stop();
-                stopped.set(true);
-            });
+            CompletableFuture<Void> stop = CompletableFuture.runAsync(
+                    () -> {
+                        runs.stop();
+                        stopped.set(true);
+                    },
+                    OWN_THREAD);
             Thread.sleep(300);
             assertThat(stopped).as("waiting for the run").isFalse();
             assertThat(jobs.mono().blockOptional(MARGIN))
@@ -448,10 +460,12 @@ class ReactiveLockedRunTest {
             try {
                 result = jobs.mono().toFuture();
                 assertThat(sent.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-                stop = CompletableFuture.runAsync(() -> {
-                    runs.stop();
-                    stopped.set(true);
-                });
+                stop = CompletableFuture.runAsync(
+                        () -> {
+                            runs.stop();
+                            stopped.set(true);
+                        },
+                        OWN_THREAD);
                 await().atMost(SLOW.plus(MARGIN))
                         .alias("the run admitted before the stop starts")
                         .until(() -> jobs.seen() != null);

@@ -41,6 +41,14 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 @EnabledForJreRange(min = JRE.JAVA_21)
 class VirtualThreadsTest {
 
+    /**
+     * Runs a call that blocks until the runs in flight end (a stop, a close) on a thread of its own: on the JDK's
+     * common pool (the default of {@code runAsync}; a single worker on two cores with Java 25) it would hold the worker
+     * that the lock table's futures complete on, and the run it waits for could never start.
+     */
+    private static final java.util.concurrent.Executor OWN_THREAD =
+            task -> new Thread(task, "test-blocking-call").start();
+
     private static final Duration WITHIN = Duration.ofSeconds(15);
 
     private final ApplicationContextRunner runner;
@@ -155,7 +163,7 @@ class VirtualThreadsTest {
             assertThat(jobs.awaitHeldCall(WITHIN)).isTrue();
 
             CompletableFuture<Void> closing =
-                    CompletableFuture.runAsync(((ConfigurableApplicationContext) context)::close);
+                    CompletableFuture.runAsync(((ConfigurableApplicationContext) context)::close, OWN_THREAD);
             // the close waits for the call (up to the shutdown timeout): the lease stays held all along
             await().during(Duration.ofMillis(800)).atMost(WITHIN).until(() -> lease.isHeld() && !closing.isDone());
 
