@@ -385,7 +385,7 @@ public final class Leadership implements AutoCloseable {
         boolean stopFinishesElsewhere;
         synchronized (state) {
             if (current != lease) {
-                return; // heard already (the hook may run twice)
+                return; // not the term this leadership holds now
             }
             current = null;
             stepDown = steppedDown;

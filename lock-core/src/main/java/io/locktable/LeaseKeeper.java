@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -327,6 +328,22 @@ final class LeaseKeeper {
             listeners.dispatch(state::announceEnd);
         }
         return true;
+    }
+
+    /** Releases now, or from the table's timer once {@code delayNanos} have passed; the lease renews meanwhile. */
+    void releaseAfter(Lease lease, long delayNanos) {
+        if (delayNanos <= 0) {
+            release(lease, LeaseEnd.RELEASED);
+            return;
+        }
+        try {
+            clock.schedule(
+                    () -> workers.run(
+                            () -> release(lease, LeaseEnd.RELEASED), clock.nanoTime() + lease.durationNanos()),
+                    delayNanos);
+        } catch (RejectedExecutionException closed) {
+            release(lease, LeaseEnd.RELEASED); // the table is closing: its close releases everything anyway
+        }
     }
 
     /**

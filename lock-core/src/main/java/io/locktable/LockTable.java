@@ -13,7 +13,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -717,20 +716,7 @@ public final class LockTable implements AutoCloseable {
         try {
             return Optional.ofNullable(lease.callAsCurrent(work));
         } finally {
-            releaseAfter(lease, saturatedNanos(minHold) - (clock.nanoTime() - acquiredAt));
-        }
-    }
-
-    /** Releases now, or from the table's timer once {@code delayNanos} have passed; the lease renews meanwhile. */
-    private void releaseAfter(Lease lease, long delayNanos) {
-        if (delayNanos <= 0) {
-            lease.release();
-            return;
-        }
-        try {
-            clock.schedule(() -> workers.run(lease::release, clock.nanoTime() + lease.durationNanos()), delayNanos);
-        } catch (RejectedExecutionException closed) {
-            lease.release(); // the table is closing: its close releases everything anyway
+            lease.releaseAfter(minHold.minusNanos(clock.nanoTime() - acquiredAt));
         }
     }
 

@@ -157,6 +157,28 @@ class InMemoryLockTableTest {
     }
 
     @Test
+    void releaseAfterKeepsTheLeaseRenewedForTheDelayOnTheTablesClockThenReleasesIt() {
+        ManualLockClock clock = new ManualLockClock();
+        try (LockTable table =
+                LockTable.inMemory(tableName + "-release-after").clock(clock).build()) {
+            Lease lease = table.tryAcquire("hold", LEASE).orElseThrow();
+            lease.releaseAfter(LEASE.multipliedBy(2));
+
+            clock.advance(LEASE);
+            clock.advance(LEASE.minusMillis(1));
+            assertThat(lease.isHeld()).as("kept and renewed for two leases").isTrue();
+            clock.advance(Duration.ofMillis(1));
+            assertThat(lease.end()).contains(LeaseEnd.RELEASED);
+            assertThat(table.tryAcquire("hold", LEASE)).isPresent();
+
+            Lease now = table.tryAcquire("now", LEASE).orElseThrow();
+            now.releaseAfter(Duration.ofSeconds(-1));
+            assertThat(now.end()).as("a delay of zero or less releases at once").contains(LeaseEnd.RELEASED);
+            assertThatThrownBy(() -> now.releaseAfter(null)).isInstanceOf(NullPointerException.class);
+        }
+    }
+
+    @Test
     void aManualClockMovesForwardOnly() {
         ManualLockClock clock = new ManualLockClock();
         assertThatThrownBy(() -> clock.advance(Duration.ofSeconds(-1)))

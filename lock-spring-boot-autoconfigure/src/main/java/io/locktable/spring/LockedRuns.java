@@ -20,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
@@ -584,19 +583,13 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
 
         /**
          * Ends a run whose work ended after the call returned: releases the lease as {@code runLocked} does, not before
-         * the minimum hold (the lease renews meanwhile; the release is then made from a timer), and tells the outcome.
+         * the minimum hold (the lease renews meanwhile; the release is then made from the lock table's timer), and tells
+         * the outcome.
          */
         @Override
         public void end(@Nullable Throwable failure) {
             done();
-            Lease held = lease();
-            long holdLeft = target.minHold().toNanos() - (System.nanoTime() - startedNanos);
-            if (holdLeft <= 0) {
-                held.release();
-            } else {
-                CompletableFuture.delayedExecutor(holdLeft, TimeUnit.NANOSECONDS)
-                        .execute(held::release);
-            }
+            lease().releaseAfter(target.minHold().minusNanos(System.nanoTime() - startedNanos));
             ended(this, failure, observed);
         }
 
