@@ -15,9 +15,8 @@ import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 
 /**
- * {@link LeaderOnly}: the {@link LeaderRunner} that keeps one leadership per name (unless {@code
- * locktable.leader.enabled=false}) and the {@link LockAnnotationAdvisor} that admits or skips calls (shared with
- * {@link LockedRunAutoConfiguration}). Each backs off when the context has a bean of its type.
+ * {@link LeaderOnly}: the {@link LeaderRunner} (unless {@code locktable.leader.enabled=false}) and the {@link
+ * LockAnnotationAdvisor}, each backing off when the context has one.
  */
 @AutoConfiguration(after = {LockTableAutoConfiguration.class, AopAutoConfiguration.class})
 @EnableConfigurationProperties(LockTableProperties.class)

@@ -1,24 +1,26 @@
 package io.locktable.spring.autoconfigure;
 
 import io.locktable.spring.LockAnnotationAdvisor;
+import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * The {@link LockAnnotationAdvisor} of {@code @LeaderOnly} and {@code @LockedRun}, imported by both their
- * auto-configurations (once, however many import it). It applies through the context's auto-proxy creator (Spring
- * Boot's AOP auto-configuration, or Spring's infrastructure one when there is none), whose {@code
- * spring.aop.proxy-target-class} decides between interface-based and class-based proxies. It backs off when the
- * context has an advisor of this type.
+ * The advisor of {@code @LeaderOnly} and {@code @LockedRun}, imported by both their auto-configurations. Like
+ * {@code @EnableTransactionManagement}, it registers Spring's infrastructure auto-proxy creator when the context has
+ * none (a more capable one, such as Boot's AOP auto-configuration's, takes its place).
  */
 @Configuration(proxyBeanMethods = false)
-@Import(AutoProxyCreatorRegistrar.class)
+@Import(LockAnnotationConfiguration.AutoProxyCreatorRegistrar.class)
 class LockAnnotationConfiguration {
 
     @Bean
@@ -27,5 +29,12 @@ class LockAnnotationConfiguration {
     static LockAnnotationAdvisor lockAnnotationAdvisor(
             ObjectProvider<LockTableProperties> properties, Environment environment) {
         return new LockAnnotationAdvisor(() -> DurationProperties.leaseDuration(properties.getObject(), environment));
+    }
+
+    static final class AutoProxyCreatorRegistrar implements ImportBeanDefinitionRegistrar {
+        @Override
+        public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+            AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+        }
     }
 }

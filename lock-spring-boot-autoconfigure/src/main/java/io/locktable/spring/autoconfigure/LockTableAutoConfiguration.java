@@ -2,7 +2,10 @@ package io.locktable.spring.autoconfigure;
 
 import io.locktable.LockTable;
 import io.locktable.LockTableListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -16,23 +19,21 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.Environment;
+import software.amazon.awssdk.core.SdkClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * The {@link LockTable} of {@code locktable.*}, closed (its leases released) when the context closes. It uses the
- * {@link DynamoDbClient} marked {@link LockTableDynamoDbClient @LockTableDynamoDbClient}, else the context's single
- * (or primary) client; with several clients and neither, it backs off. A context without any {@code DynamoDbClient}
- * but with a {@link DynamoDbAsyncClient} (marked, single or primary) gets the lock table over that one: the same
- * table, whose blocking calls wait for the asynchronous client's answers (see {@link LockTableClient}). Creating it sends nothing; once every bean is
- * created, before any lifecycle bean starts, it checks the table with {@link LockTable#verify()} (or creates it first
- * with {@code locktable.create-table=true}); a missing or unfit table stops startup. A DAX client is refused. Its events go to every {@link LockTableListener} bean, and every {@link
- * LockTableBuilderCustomizer} bean adjusts it before it is built. Backs off when the context has a {@code
- * LockTable} of its own (or several).
+ * The {@link LockTable} of {@code locktable.*}, closed (its leases released) with the context. Its client is, in
+ * order: the {@code DynamoDbClient} marked {@link LockTableDynamoDbClient @LockTableDynamoDbClient}, the {@code
+ * DynamoDbAsyncClient} so marked, the single (or primary) {@code DynamoDbClient}, and in a context without one the
+ * single (or primary) {@code DynamoDbAsyncClient}; otherwise it backs off. A DAX client is refused. Creating it sends
+ * nothing: once every bean exists, before anything starts, the table is created with {@code locktable.create-table}
+ * and {@linkplain LockTable#verify() verified}. Every {@link LockTableListener} bean hears it, and every {@link
+ * LockTableBuilderCustomizer} adjusts it. Backs off when the context has a {@code LockTable}.
  *
- * <p>In the test mode {@code locktable.test.in-memory} (or {@code locktable.test.lead-everything}), with {@code
- * lock-spring-boot-test} on the class path, the table is {@link LockTable#inMemory in memory} instead: no client, no
- * table and no request, the same options, listeners and customizers.
+ * <p>In the test mode {@code locktable.test.in-memory}, with {@code lock-spring-boot-test} on the class path, the
+ * table is {@link LockTable#inMemory in memory}, with the same options, listeners and customizers.
  */
 @AutoConfiguration(after = LockTableDynamoDbClientAutoConfiguration.class)
 @ConditionalOnClass(LockTable.class)
@@ -40,55 +41,61 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 @ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
 public final class LockTableAutoConfiguration {
 
+    private static final Logger log = LoggerFactory.getLogger(LockTableAutoConfiguration.class);
+
     LockTableAutoConfiguration() {}
 
-    /**
-     * The lock table in DynamoDB, which production always uses, and its check at startup. Its conditions are on the
-     * class, so that the check exists exactly when this table does.
-     */
+    /** Conditions on the class, so that the startup check exists exactly with this table. */
     @Configuration(proxyBeanMethods = false)
-    @Conditional({InMemoryTestMode.Off.class, LockTableClientCondition.class})
+    @Conditional({InMemoryTestMode.Off.class, ClientCondition.class})
     @ConditionalOnMissingBean(LockTable.class)
     static class DynamoDbLockTableConfiguration {
 
+        @Bean
+        LockTableClient lockTableClient(
+                @LockTableDynamoDbClient ObjectProvider<DynamoDbClient> marked,
+                @LockTableDynamoDbClient ObjectProvider<DynamoDbAsyncClient> markedAsync,
+                ObjectProvider<DynamoDbClient> clients,
+                ObjectProvider<DynamoDbAsyncClient> asyncClients) {
+            SdkClient client = marked.getIfAvailable();
+            if (client == null) {
+                client = markedAsync.getIfAvailable();
+            }
+            if (client == null) {
+                client = clients.getIfAvailable();
+            }
+            return new LockTableClient(client != null ? client : asyncClients.getObject());
+        }
+
         @Bean(destroyMethod = "close")
         LockTable lockTable(
-                LockTableClient lockTableClient,
+                LockTableClient client,
                 LockTableProperties properties,
                 Environment environment,
                 ObjectProvider<LockTableListener> listeners,
                 ObjectProvider<LockTableBuilderCustomizer> customizers) {
-            InMemoryTestMode.warnIfAsked(environment);
-            return LockTableFactory.create(
-                    lockTableClient,
-                    properties,
-                    DefaultHolder.of(environment),
-                    LockTableListener.forwardingTo(new ListenerBeans(listeners)),
-                    builder -> customizers.orderedStream().forEach(customizer -> customizer.customize(builder)));
+            String testMode = InMemoryTestMode.asked(environment);
+            if (testMode != null) {
+                log.warn(
+                        "{}=true is ignored: it works only in tests, with io.locktable:lock-spring-boot-test on the"
+                                + " class path; the locks are in DynamoDB as usual",
+                        testMode);
+            }
+            return LockTableFactory.build(
+                    LockTableFactory.dynamoDb(client, properties), properties, environment, listeners, customizers);
         }
 
+        /** Runs once every bean exists, before any lifecycle bean starts; {@code @Lazy(false)} for lazy contexts. */
         @Bean
         @Lazy(false)
-        LockTableStartupCheck lockTableStartupCheck(
-                LockTableClient lockTableClient, LockTable lockTable, LockTableProperties properties) {
-            return new LockTableStartupCheck(lockTableClient, lockTable, properties);
-        }
-
-        /** The client the table is built over, and checked with: see {@link LockTableClient}. */
-        @Bean
-        LockTableClient lockTableClient(
-                @LockTableDynamoDbClient ObjectProvider<DynamoDbClient> lockTableDynamoDbClient,
-                @LockTableDynamoDbClient ObjectProvider<DynamoDbAsyncClient> lockTableDynamoDbAsyncClient,
-                ObjectProvider<DynamoDbClient> dynamoDbClient,
-                ObjectProvider<DynamoDbAsyncClient> dynamoDbAsyncClient) {
-            return LockTableClient.choose(
-                    lockTableDynamoDbClient, lockTableDynamoDbAsyncClient, dynamoDbClient, dynamoDbAsyncClient);
+        SmartInitializingSingleton lockTableStartupCheck(
+                LockTableClient client, LockTable lockTable, LockTableProperties properties) {
+            return () -> LockTableFactory.check(client, lockTable, properties.isCreateTable());
         }
     }
 
-    /** The lock table of the test mode, in memory: {@link InMemoryTestMode}. */
     @Configuration(proxyBeanMethods = false)
-    @Conditional(InMemoryTestMode.On.class)
+    @Conditional(InMemoryTestMode.class)
     static class InMemoryLockTableConfiguration {
 
         @Bean(destroyMethod = "close")
@@ -98,34 +105,33 @@ public final class LockTableAutoConfiguration {
                 Environment environment,
                 ObjectProvider<LockTableListener> listeners,
                 ObjectProvider<LockTableBuilderCustomizer> customizers) {
-            LockTable locks = LockTableFactory.inMemory(
-                    InMemoryTestMode.tableName(properties.getTableName()),
+            LockTable locks = LockTableFactory.build(
+                    LockTableFactory.inMemory(InMemoryTestMode.tableName(properties.getTableName())),
                     properties,
-                    DefaultHolder.of(environment),
-                    LockTableListener.forwardingTo(new ListenerBeans(listeners)),
-                    builder -> customizers.orderedStream().forEach(customizer -> customizer.customize(builder)));
-            InMemoryTestMode.log(environment, locks);
+                    environment,
+                    listeners,
+                    customizers);
+            log.info(
+                    "{}=true: the locks are in memory, in the table '{}' of this JVM (a test mode)",
+                    InMemoryTestMode.asked(environment),
+                    locks.tableName());
             return locks;
         }
     }
 
-    /**
-     * A client for the locks: one marked {@code @LockTableDynamoDbClient}, the context's single {@code
-     * DynamoDbClient} candidate, or, without any {@code DynamoDbClient}, its single {@code DynamoDbAsyncClient} one.
-     */
-    static final class LockTableClientCondition extends AnyNestedCondition {
+    /** A client for the locks: a marked one, the single {@code DynamoDbClient}, or else the single async one. */
+    static final class ClientCondition extends AnyNestedCondition {
 
-        LockTableClientCondition() {
+        ClientCondition() {
             super(ConfigurationPhase.REGISTER_BEAN);
         }
 
         @ConditionalOnBean(annotation = LockTableDynamoDbClient.class)
-        static final class Qualified {}
+        static final class Marked {}
 
         @ConditionalOnSingleCandidate(DynamoDbClient.class)
         static final class SingleCandidate {}
 
-        /** Only asynchronous clients: the synchronous one is preferred when there is one. */
         @ConditionalOnSingleCandidate(DynamoDbAsyncClient.class)
         @ConditionalOnMissingBean(DynamoDbClient.class)
         static final class SingleAsyncCandidate {}

@@ -1,96 +1,33 @@
 package io.locktable.spring.autoconfigure;
 
 import io.locktable.LockTable;
-import java.util.Objects;
-import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.util.ClassUtils;
 import software.amazon.awssdk.awscore.AwsServiceClientConfiguration;
 import software.amazon.awssdk.core.SdkClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
-/**
- * The DynamoDB client the auto-configured lock table is built over: the synchronous one, or the asynchronous one
- * for a context that has only that kind (Spring Cloud AWS offers both; some applications only the asynchronous
- * one). The lock table is the same over either.
- *
- * <p>Chosen, in order: a {@code DynamoDbClient} marked {@link LockTableDynamoDbClient @LockTableDynamoDbClient}, a
- * {@code DynamoDbAsyncClient} so marked, the context's single (or primary) {@code DynamoDbClient}, and, when the
- * context has no {@code DynamoDbClient} at all, its single (or primary) {@code DynamoDbAsyncClient}: the synchronous
- * client stays preferred when both exist.
- */
-final class LockTableClient {
+/** The client the auto-configured lock table is built over: a {@code DynamoDbClient} or a {@code DynamoDbAsyncClient}. */
+record LockTableClient(SdkClient client) {
 
-    private final @Nullable DynamoDbClient sync;
-    private final @Nullable DynamoDbAsyncClient async;
+    private static final String DAX_CLIENT = "software.amazon.dax.ClusterDaxClient";
 
-    private LockTableClient(@Nullable DynamoDbClient sync, @Nullable DynamoDbAsyncClient async) {
-        this.sync = sync;
-        this.async = async;
-    }
-
-    static LockTableClient of(DynamoDbClient client) {
-        return new LockTableClient(client, null);
-    }
-
-    static LockTableClient of(DynamoDbAsyncClient client) {
-        return new LockTableClient(null, client);
-    }
-
-    /**
-     * The client of the context for the locks, in the order of this class's description; the auto-configuration's
-     * condition made sure there is one.
-     */
-    static LockTableClient choose(
-            ObjectProvider<DynamoDbClient> markedClient,
-            ObjectProvider<DynamoDbAsyncClient> markedAsyncClient,
-            ObjectProvider<DynamoDbClient> clients,
-            ObjectProvider<DynamoDbAsyncClient> asyncClients) {
-        DynamoDbClient marked = markedClient.getIfAvailable();
-        if (marked != null) {
-            return of(marked);
-        }
-        DynamoDbAsyncClient markedAsync = markedAsyncClient.getIfAvailable();
-        if (markedAsync != null) {
-            return of(markedAsync);
-        }
-        DynamoDbClient client = clients.getIfAvailable();
-        return client != null ? of(client) : of(asyncClients.getObject());
-    }
-
-    /** Whether it is the asynchronous client. */
-    boolean isAsync() {
-        return async != null;
-    }
-
-    /** The client's type as a message names it: {@code DynamoDbClient} or {@code DynamoDbAsyncClient}. */
-    String typeName() {
-        return isAsync() ? "DynamoDbAsyncClient" : "DynamoDbClient";
-    }
-
-    /** The client itself, for its class and its configuration. */
-    SdkClient client() {
-        return sync != null ? sync : Objects.requireNonNull(async);
-    }
-
-    /** The target class of the client, a Spring AOP proxy looked through. */
-    Class<?> targetClass() {
-        return AopUtils.getTargetClass(client());
-    }
-
-    /** A builder of a lock table over this client. */
     LockTable.Builder builder(String tableName, String partitionKey) {
-        return sync != null
+        return client instanceof DynamoDbClient sync
                 ? LockTable.builder(sync, tableName, partitionKey)
-                : LockTable.builder(Objects.requireNonNull(async), tableName, partitionKey);
+                : LockTable.builder((DynamoDbAsyncClient) client, tableName, partitionKey);
+    }
+
+    String typeName() {
+        return client instanceof DynamoDbClient ? "DynamoDbClient" : "DynamoDbAsyncClient";
     }
 
     /** Where the client sends its requests, for a message: {@code " at <endpoint> in region <region>"}, or empty. */
     String endpoint() {
         StringBuilder where = new StringBuilder();
         try {
-            if (client().serviceClientConfiguration() instanceof AwsServiceClientConfiguration configuration) {
+            if (client.serviceClientConfiguration() instanceof AwsServiceClientConfiguration configuration) {
                 configuration
                         .endpointOverride()
                         .ifPresent(uri -> where.append(" at ").append(uri));
@@ -98,14 +35,35 @@ final class LockTableClient {
                     where.append(" in region ").append(configuration.region());
                 }
             }
-        } catch (RuntimeException | LinkageError e) {
-            // a client that does not tell: describe nothing
+        } catch (RuntimeException e) {
+            // a test double's default method throws: describe nothing
         }
         return where.toString();
     }
 
-    @Override
-    public String toString() {
-        return typeName() + "[" + targetClass().getName() + "]";
+    /**
+     * Refuses a DAX client, told by its type (a proxy looked through): of the DAX SDK's package, or a {@value
+     * #DAX_CLIENT}. DAX reads are not strongly consistent.
+     */
+    void refuseDax() {
+        if (isDax(client)) {
+            throw new LockTableConfigurationException(
+                    "The " + typeName() + " for the locks is a DAX client ("
+                            + AopUtils.getTargetClass(client).getName()
+                            + "). DAX serves reads from a cache that is not strongly consistent, and the lock protocol"
+                            + " depends on strongly consistent reads: two instances could hold one lock.",
+                    "Define a plain DynamoDbClient bean (DynamoDbClient.create()) and mark it with"
+                            + " @LockTableDynamoDbClient: the locks use it, and with @Bean(defaultCandidate = false)"
+                            + " the rest of the application keeps getting the DAX client. Or define a LockTable bean"
+                            + " of your own built on a plain client.");
+        }
+    }
+
+    static boolean isDax(Object client) {
+        Class<?> type = AopUtils.getTargetClass(client);
+        ClassLoader loader = type.getClassLoader();
+        return type.getName().startsWith("software.amazon.dax.")
+                || (ClassUtils.isPresent(DAX_CLIENT, loader)
+                        && ClassUtils.resolveClassName(DAX_CLIENT, loader).isAssignableFrom(type));
     }
 }

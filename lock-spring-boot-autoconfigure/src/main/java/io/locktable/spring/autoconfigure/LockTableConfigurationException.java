@@ -1,6 +1,6 @@
 package io.locktable.spring.autoconfigure;
 
-/** A setting that keeps the lock table from starting; turned into a failure analysis naming what to change. */
+/** A setting that keeps the starter from starting, with what to change: {@link LockTableFailureAnalyzer}. */
 final class LockTableConfigurationException extends IllegalStateException {
 
     private static final long serialVersionUID = 1L;

@@ -6,11 +6,8 @@ import org.springframework.boot.autoconfigure.service.connection.ConnectionDetai
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 
 /**
- * Where the DynamoDB client of the locks connects, when the starter builds it (the context has no {@code
- * DynamoDbClient} of its own). Without a bean of this type the starter uses {@code locktable.dynamodb.endpoint} and
- * {@code locktable.dynamodb.region}; a bean of it wins over them. In tests, {@code @ServiceConnection} on a
- * Testcontainers container of a DynamoDB-compatible engine provides one, with {@code lock-spring-boot-test} on the
- * class path:
+ * Where the {@code DynamoDbClient} the starter builds connects; a bean of this type wins over {@code
+ * locktable.dynamodb.*}. With {@code lock-spring-boot-test}, {@code @ServiceConnection} provides one:
  *
  * <pre>{@code
  * @Container
@@ -21,23 +18,23 @@ import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 public interface LockTableConnectionDetails extends ConnectionDetails {
 
     /**
-     * The endpoint the client connects to.
+     * The endpoint.
      *
-     * @return the endpoint, such as {@code http://localhost:8000}, or null for the region's AWS endpoint
+     * @return such as {@code http://localhost:8000}, or null for the region's AWS endpoint
      */
     URI getEndpoint();
 
     /**
-     * The region of the client.
+     * The region.
      *
-     * @return the region, such as {@code eu-west-1}, or null for the SDK's default region chain
+     * @return such as {@code eu-west-1}, or null for the SDK's default region chain
      */
     String getRegion();
 
     /**
-     * The credentials of the client. A local engine takes any.
+     * The credentials; a local engine takes any.
      *
-     * @return the credentials, or null (the default) for the SDK's default credentials chain
+     * @return the credentials, or null (the default) for the SDK's default chain
      */
     default @Nullable AwsCredentialsProvider getCredentialsProvider() {
         return null;

@@ -8,15 +8,9 @@ import java.lang.annotation.Target;
 import org.springframework.beans.factory.annotation.Qualifier;
 
 /**
- * Marks the {@code DynamoDbClient} that the auto-configured {@link io.locktable.LockTable} uses. When a bean with
- * this qualifier exists it wins over every other client of the context; without one the locks use the context's
- * single (or primary) client. Use it when the context has several clients, or when its main client is one the
- * locks cannot use, such as a DAX client.
- *
- * <p>It may mark a {@code DynamoDbAsyncClient} instead: the lock table is then built over that one (a marked {@code
- * DynamoDbClient} wins over it). A context without any {@code DynamoDbClient} uses its single (or primary) {@code
- * DynamoDbAsyncClient} unmarked; when it has both kinds, the synchronous client is used unless the asynchronous one
- * is marked.
+ * Marks the {@code DynamoDbClient} (or {@code DynamoDbAsyncClient}) the auto-configured {@link io.locktable.LockTable}
+ * uses, over every other client of the context: for a context with several clients, or whose main one the locks
+ * cannot use, such as a DAX client.
  *
  * <pre>{@code
  * @Bean
@@ -26,8 +20,7 @@ import org.springframework.beans.factory.annotation.Qualifier;
  * }
  * }</pre>
  *
- * <p>Add {@code @Bean(defaultCandidate = false)} to keep such a client from being injected where a plain {@code
- * DynamoDbClient} is asked for, so the rest of the application keeps getting its own client.
+ * <p>With {@code @Bean(defaultCandidate = false)}, the rest of the application keeps getting its own client.
  */
 @Target({ElementType.FIELD, ElementType.METHOD, ElementType.PARAMETER, ElementType.TYPE, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)

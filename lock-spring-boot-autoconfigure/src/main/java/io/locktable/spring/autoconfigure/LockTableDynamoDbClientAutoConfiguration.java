@@ -1,5 +1,6 @@
 package io.locktable.spring.autoconfigure;
 
+import java.net.URI;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -19,18 +20,11 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
 /**
- * A {@link DynamoDbClient} for the locks when the context has none, connected as the context's {@link
- * LockTableConnectionDetails} say: a bean of the application's or of {@code @ServiceConnection}, else {@code
- * locktable.dynamodb.endpoint} and {@code locktable.dynamodb.region} when set, otherwise the SDK's default region
- * chain; the default credentials chain unless the connection details give credentials; then every {@link
- * LockTableDynamoDbClientBuilderCustomizer}, in order. Ordered after Spring Cloud
- * AWS's DynamoDB auto-configuration, whose client is used when it is there. A context that has a {@link
- * DynamoDbAsyncClient} and no {@code DynamoDbClient} gets none: the locks use its asynchronous client.
- *
- * <p>Also built in the test mode {@code locktable.test.in-memory}, where the locks are in memory and do not use it:
- * the application's own beans inject the client, and building it sends no request. There a client without a region set
- * takes the region of {@code aws.region}, {@code AWS_REGION} or the AWS profile, else {@code us-east-1}, so that a
- * test starts on a machine without any AWS settings, and never waits on instance metadata for one.
+ * A {@link DynamoDbClient} for the locks when the context has no DynamoDB client (ordered after Spring Cloud AWS's,
+ * which is used when there), connected as the {@link LockTableConnectionDetails} say, by default those of {@code
+ * locktable.dynamodb.*}, then adjusted by every {@link LockTableDynamoDbClientBuilderCustomizer}. Without a region,
+ * the SDK's default chain, except in the in-memory test mode: there {@code aws.region}, {@code AWS_REGION} or the
+ * profile, else {@code us-east-1}, so that a test never waits on instance metadata.
  */
 @AutoConfiguration(afterName = "io.awspring.cloud.autoconfigure.dynamodb.DynamoDbAutoConfiguration")
 @ConditionalOnClass(DynamoDbClient.class)
@@ -41,9 +35,19 @@ public final class LockTableDynamoDbClientAutoConfiguration {
     LockTableDynamoDbClientAutoConfiguration() {}
 
     @Bean
-    @ConditionalOnMissingBean(LockTableConnectionDetails.class)
-    PropertiesLockTableConnectionDetails lockTableConnectionDetails(LockTableProperties properties) {
-        return new PropertiesLockTableConnectionDetails(properties);
+    @ConditionalOnMissingBean
+    LockTableConnectionDetails lockTableConnectionDetails(LockTableProperties properties) {
+        return new LockTableConnectionDetails() {
+            @Override
+            public URI getEndpoint() {
+                return properties.getDynamodb().getEndpoint();
+            }
+
+            @Override
+            public String getRegion() {
+                return properties.getDynamodb().getRegion();
+            }
+        };
     }
 
     @Bean
@@ -77,10 +81,6 @@ public final class LockTableDynamoDbClientAutoConfiguration {
         }
     }
 
-    /**
-     * The region of a client in the test mode: that of the system property, the environment variable or the AWS
-     * profile, else {@code us-east-1}; never instance metadata, which the SDK's default chain would wait on.
-     */
     private static Region testRegion() {
         try {
             return new AwsRegionProviderChain(new SystemSettingsRegionProvider(), new AwsProfileRegionProvider())

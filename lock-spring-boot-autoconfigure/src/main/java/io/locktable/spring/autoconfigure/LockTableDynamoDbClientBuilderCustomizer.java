@@ -3,11 +3,8 @@ package io.locktable.spring.autoconfigure;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
 /**
- * Adjusts the {@link DynamoDbClientBuilder} of the client the starter builds for the locks when the context has no
- * {@code DynamoDbClient}, after the endpoint, region and credentials of {@code locktable.dynamodb.*} (or the
- * connection details) were set: its HTTP client, its retry strategy, an interceptor for tracing. Every bean of this
- * type is applied, in {@link org.springframework.core.Ordered order}. It is not applied to a client the application
- * defines itself.
+ * Adjusts the builder of the {@code DynamoDbClient} the starter builds when the context has none, after the
+ * connection details were set; every bean of this type, in {@link org.springframework.core.Ordered order}.
  *
  * <pre>{@code
  * @Bean

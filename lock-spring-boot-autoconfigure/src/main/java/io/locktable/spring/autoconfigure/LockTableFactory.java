@@ -4,109 +4,39 @@ import io.locktable.LockTable;
 import io.locktable.LockTableListener;
 import io.locktable.LockTableNames;
 import io.locktable.LockTableOptions;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.function.Consumer;
+import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.aop.support.AopUtils;
-import org.springframework.util.ClassUtils;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.env.Environment;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 
 /**
- * Builds the auto-configured {@link LockTable} from the properties: has lock-core check the names and options (a
- * value it refuses fails startup naming the property) and refuses a DAX client, without a request; creates or
- * verifies the table for {@link LockTableStartupCheck}. In
- * the test mode it builds the table in memory instead, with the same options.
+ * Builds the auto-configured lock table from the properties, sending nothing, and checks its table at startup.
+ * lock-core keeps the rules; a value it refuses fails startup naming the property, with lock-core's reason.
  */
 final class LockTableFactory {
 
     private static final Logger log = LoggerFactory.getLogger(LockTableFactory.class);
+    private static final String TABLE_NAME_ACTION =
+            "Set locktable.table-name to the name of the DynamoDB table that holds the locks.";
     private static final String TIME_TO_LIVE_ATTRIBUTE_ACTION = "Set locktable.time-to-live.attribute to the"
             + " table's time-to-live attribute, such as expiresAt, or leave it unset.";
-    private static final String DAX_CLIENT = "software.amazon.dax.ClusterDaxClient";
-    private static final String DAX_PACKAGE = "software.amazon.dax.";
+    private static final String KEY_ACTION =
+            " A table whose key is named like an attribute of the lock items cannot" + " hold locks.";
 
     private LockTableFactory() {}
 
-    static LockTable create(
-            LockTableClient client,
-            LockTableProperties properties,
-            String defaultHolder,
-            LockTableListener listener,
-            Consumer<LockTable.Builder> customizer) {
-        refuseDax(client);
-        return build(builder(client, properties), properties, defaultHolder, listener, customizer);
-    }
-
-    /**
-     * Builds a lock table {@link LockTable#inMemory in memory}, for the test mode: the options, listener and
-     * customizer as in production; the key attributes are the in-memory table's, and there is no table to create or
-     * check, so it sends no request.
-     */
-    static LockTable inMemory(
-            String tableName,
-            LockTableProperties properties,
-            String defaultHolder,
-            LockTableListener listener,
-            Consumer<LockTable.Builder> customizer) {
-        LockTable.Builder builder = asProperty(
-                "locktable.table-name",
-                "Set locktable.table-name to the name of the DynamoDB table that holds the locks.",
-                () -> LockTable.inMemory(tableName));
-        return build(builder, properties, defaultHolder, listener, customizer);
-    }
-
-    private static LockTable build(
-            LockTable.Builder builder,
-            LockTableProperties properties,
-            String defaultHolder,
-            LockTableListener listener,
-            Consumer<LockTable.Builder> customizer) {
-        LockTableOptions options = options(properties, defaultHolder);
-        asProperty("locktable.time-to-live.attribute", TIME_TO_LIVE_ATTRIBUTE_ACTION, () -> builder.options(options));
-        builder.listener(listener);
-        customizer.accept(builder);
-        return builder.build();
-    }
-
-    static void refuseDax(LockTableClient client) {
-        if (isDax(client.client())) {
-            throw new LockTableConfigurationException(
-                    "The " + client.typeName() + " for the locks is a DAX client ("
-                            + client.targetClass().getName()
-                            + "). DAX serves reads from a cache that is not strongly consistent, and the lock protocol"
-                            + " depends on strongly consistent reads: two instances could hold one lock.",
-                    "Define a plain DynamoDbClient bean (DynamoDbClient.create()) and mark it with"
-                            + " @LockTableDynamoDbClient: the locks use it, and with @Bean(defaultCandidate = false)"
-                            + " the rest of the application keeps getting the DAX client. Or define a LockTable bean"
-                            + " of your own built on a plain client.");
-        }
-    }
-
-    /**
-     * Tells a DAX client by its type: an instance of the DAX SDK's {@value #DAX_CLIENT} (looked up only when that
-     * class is on the class path), or of any class of the DAX SDK's package. A Spring AOP proxy is looked through.
-     */
-    static boolean isDax(Object client) {
-        Class<?> type = AopUtils.getTargetClass(client);
-        if (type.getName().startsWith(DAX_PACKAGE)) {
-            return true;
-        }
-        ClassLoader loader = type.getClassLoader();
-        if (!ClassUtils.isPresent(DAX_CLIENT, loader)) {
-            return false;
-        }
-        return ClassUtils.resolveClassName(DAX_CLIENT, loader).isAssignableFrom(type);
-    }
-
-    /**
-     * A builder for the table and keys of the properties. lock-core keeps the rules for the names; a name it refuses
-     * fails startup naming the property, with lock-core's reason.
-     */
-    private static LockTable.Builder builder(LockTableClient client, LockTableProperties properties) {
+    /** A builder over the client, for the table and keys of the properties. */
+    static LockTable.Builder dynamoDb(LockTableClient client, LockTableProperties properties) {
+        client.refuseDax();
         String table = properties.getTableName();
         if (table == null || table.isBlank()) {
             throw new LockTableConfigurationException(
@@ -115,33 +45,55 @@ final class LockTableFactory {
                             + " strings, named by locktable.partition-key and locktable.sort-key), or define a"
                             + " LockTable bean of your own.");
         }
-        String tableName = asProperty(
-                "locktable.table-name",
-                "Set locktable.table-name to the name of the DynamoDB table that holds the locks.",
-                () -> LockTableNames.checkTableName(table.trim()));
-        String partitionKey = asProperty(
+        String tableName =
+                property("locktable.table-name", TABLE_NAME_ACTION, () -> LockTableNames.checkTableName(table.trim()));
+        String partitionKey = property(
                 "locktable.partition-key",
                 "Set locktable.partition-key to the name of the table's partition key attribute, or leave it unset"
-                        + " for pk. A table whose key is named like an attribute of the lock items cannot hold"
-                        + " locks.",
+                        + " for pk." + KEY_ACTION,
                 () -> LockTableNames.checkKeyAttribute(properties.getPartitionKey()));
         LockTable.Builder builder = client.builder(tableName, partitionKey);
         String sortKey = properties.getSortKey();
         if (sortKey != null && !sortKey.isEmpty()) {
-            asProperty(
+            property(
                     "locktable.sort-key",
                     "Set locktable.sort-key to the name of the table's sort key attribute, or leave it unset for a"
-                            + " table without one. A table whose key is named like an attribute of the lock items"
-                            + " cannot hold locks.",
+                            + " table without one." + KEY_ACTION,
                     () -> builder.sortKey(LockTableNames.checkKeyAttribute(sortKey)));
         }
         return builder;
     }
 
-    private static LockTableOptions options(LockTableProperties properties, String defaultHolder) {
+    /** A builder of a table in memory, for the test mode: no table to create or check, no request. */
+    static LockTable.Builder inMemory(String tableName) {
+        return property("locktable.table-name", TABLE_NAME_ACTION, () -> LockTable.inMemory(tableName));
+    }
+
+    /** Builds the table with the options of the properties, then the listener beans and the customizers. */
+    static LockTable build(
+            LockTable.Builder builder,
+            LockTableProperties properties,
+            Environment environment,
+            ObjectProvider<LockTableListener> listeners,
+            ObjectProvider<LockTableBuilderCustomizer> customizers) {
+        LockTableOptions options = options(properties, environment);
+        property("locktable.time-to-live.attribute", TIME_TO_LIVE_ATTRIBUTE_ACTION, () -> builder.options(options));
+        // the beans are looked up at each event, so that a listener may itself depend on the lock table
+        builder.listener(LockTableListener.forwardingTo(() -> {
+            try {
+                return listeners.orderedStream().toList();
+            } catch (BeansException e) {
+                return List.of(); // the context is closing: the table releases its leases after the listeners went
+            }
+        }));
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+        return builder.build();
+    }
+
+    private static LockTableOptions options(LockTableProperties properties, Environment environment) {
         LockTableOptions.Builder options = LockTableOptions.builder();
-        String holder = properties.getHolder() == null ? defaultHolder : properties.getHolder();
-        asProperty(
+        String holder = properties.getHolder() == null ? defaultHolder(environment) : properties.getHolder();
+        property(
                 "locktable.holder",
                 "Set locktable.holder to a readable name of this instance, such as orders@host-1, or leave it unset"
                         + " for <spring.application.name>@<host>/<pid>.",
@@ -151,7 +103,7 @@ final class LockTableFactory {
             Duration retention = properties.getTimeToLive().getRetention();
             boolean retentionWrong =
                     retention == null || retention.compareTo(LockTableOptions.MIN_TIME_TO_LIVE_RETENTION) < 0;
-            asProperty(
+            property(
                     retentionWrong ? "locktable.time-to-live.retention" : "locktable.time-to-live.attribute",
                     retentionWrong
                             ? "Set locktable.time-to-live.retention to how long an item outlives its last lease, at"
@@ -163,11 +115,25 @@ final class LockTableFactory {
         return options.build();
     }
 
-    /**
-     * Applies a value to lock-core, which keeps the rule; a value it refuses fails startup naming the property,
-     * with lock-core's reason.
-     */
-    private static <T> T asProperty(String property, String action, Supplier<T> apply) {
+    /** {@code <spring.application.name>@<host>/<pid>}, cut to the length lock-core allows. */
+    private static String defaultHolder(Environment environment) {
+        String application =
+                environment.getProperty("spring.application.name", "").trim();
+        String host = System.getenv("HOSTNAME");
+        if (host == null || host.isBlank()) {
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (UnknownHostException e) {
+                host = "unknown-host";
+            }
+        }
+        String holder = (application.isEmpty() ? "" : application + "@") + host.trim() + "/"
+                + ProcessHandle.current().pid();
+        return holder.substring(0, Math.min(holder.length(), LockTableOptions.MAX_HOLDER_LENGTH));
+    }
+
+    /** Applies a value to lock-core; a value it refuses fails startup naming the property. */
+    private static <T> T property(String property, String action, Supplier<T> apply) {
         try {
             return apply.get();
         } catch (IllegalArgumentException e) {
@@ -176,20 +142,20 @@ final class LockTableFactory {
     }
 
     /**
-     * The startup check of the table, once every bean is created ({@link LockTableStartupCheck}): creates it with
-     * {@code locktable.create-table=true}, then verifies it; a missing or unfit table fails startup naming the
-     * property, an unreachable or throttling DynamoDB is one WARN.
+     * Creates the table with {@code locktable.create-table=true}, then verifies it. A missing or unfit table fails
+     * startup naming the property; an unreachable or throttling DynamoDB is one WARN line (the SDK's stack has a
+     * suppressed exception per attempt, hundreds of lines: at DEBUG), and the locks retry.
      */
-    static void prepare(LockTableClient client, LockTable locks, LockTableProperties properties) {
+    static void check(LockTableClient client, LockTable locks, boolean createTable) {
+        String table = locks.tableName();
         try {
-            if (properties.isCreateTable()) {
-                locks.createTableIfMissing(); // logs the creation
+            if (createTable) {
+                locks.createTableIfMissing();
             }
-            locks.verify(); // with locktable.time-to-live.attribute, one WARN if the table's time to live is off
+            locks.verify(); // with a time-to-live attribute, one WARN if the table's time to live is off
         } catch (ResourceNotFoundException e) {
             throw new LockTableConfigurationException(
-                    "The lock table '" + locks.tableName() + "' (locktable.table-name) does not exist"
-                            + client.endpoint() + ".",
+                    "The lock table '" + table + "' (locktable.table-name) does not exist" + client.endpoint() + ".",
                     "Create it with a string partition key '" + locks.partitionKey() + "'"
                             + locks.sortKey()
                                     .map(k -> " and a string sort key '" + k + "'")
@@ -197,8 +163,6 @@ final class LockTableFactory {
                             + ", or set locktable.table-name to an existing table. For development,"
                             + " locktable.create-table=true creates it at startup.",
                     e);
-        } catch (LockTableConfigurationException e) {
-            throw e;
         } catch (IllegalStateException e) {
             throw new LockTableConfigurationException(
                     e.getMessage() + ".",
@@ -207,37 +171,32 @@ final class LockTableFactory {
                             + " writing region.",
                     e);
         } catch (SdkClientException e) {
-            // one line with the cause and what to check: the SDK's exception of an unreachable endpoint carries a
-            // suppressed exception per attempt, hundreds of lines of stack; those are at DEBUG
             log.warn(
                     "Could not check the lock table '{}' at startup{}: {}. Check that DynamoDB answers there"
                             + " (locktable.dynamodb.endpoint and locktable.dynamodb.region when the starter builds"
                             + " the client) and that the client has credentials; the application starts, and locks"
                             + " and leaderships retry until it answers",
-                    locks.tableName(),
+                    table,
                     client.endpoint(),
                     oneLine(e));
-            log.debug("Could not check the lock table '{}' at startup", locks.tableName(), e);
+            log.debug("Could not check the lock table '{}' at startup", table, e);
         } catch (DynamoDbException e) {
-            if (e.isThrottlingException() || e.statusCode() >= 500) {
-                log.warn(
-                        "Could not check the lock table '{}' at startup: {}. DynamoDB throttled or failed the"
-                                + " request; the application starts, and locks and leaderships retry",
-                        locks.tableName(),
-                        oneLine(e));
-                log.debug("Could not check the lock table '{}' at startup", locks.tableName(), e);
-                return;
+            if (!e.isThrottlingException() && e.statusCode() < 500) {
+                throw new LockTableConfigurationException(
+                        "Checking the lock table '" + table + "' (locktable.table-name) failed: " + e.getMessage(),
+                        "Check the credentials and permissions of the DynamoDB client: the locks need"
+                                + " dynamodb:DescribeTable, GetItem and UpdateItem on the table.",
+                        e);
             }
-            throw new LockTableConfigurationException(
-                    "Checking the lock table '" + locks.tableName() + "' (locktable.table-name) failed: "
-                            + e.getMessage(),
-                    "Check the credentials and permissions of the DynamoDB client: the locks need"
-                            + " dynamodb:DescribeTable, GetItem and UpdateItem on the table.",
-                    e);
+            log.warn(
+                    "Could not check the lock table '{}' at startup: {}. DynamoDB throttled or failed the"
+                            + " request; the application starts, and locks and leaderships retry",
+                    table,
+                    oneLine(e));
+            log.debug("Could not check the lock table '{}' at startup", table, e);
         }
     }
 
-    /** An exception as one line: its type and message, line breaks folded. */
     private static String oneLine(Throwable error) {
         return error.toString().replaceAll("\\s*\\R\\s*", " ");
     }

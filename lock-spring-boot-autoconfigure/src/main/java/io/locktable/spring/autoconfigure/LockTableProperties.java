@@ -8,58 +8,38 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
 
 /**
- * The {@code locktable.*} properties of the auto-configured {@link io.locktable.LockTable}, {@link
- * io.locktable.spring.LeaderRunner} and fallback {@code DynamoDbClient}.
- *
- * <pre>
- * locktable.table-name=Shop
- * locktable.sort-key=sk
- * locktable.lease-duration=30s
- * </pre>
- *
- * <p>Invalid values stop startup with a description that names the property and what to change. As in Spring Boot's
- * own modules, each property is documented on its field (the metadata's description), not on its accessors.
+ * The {@code locktable.*} properties, such as {@code locktable.table-name=Shop}. An invalid value stops startup with a
+ * description that names the property.
  */
 @ConfigurationProperties("locktable")
 public final class LockTableProperties {
 
     /**
-     * Whether the starter configures anything. When false it contributes no bean: no LockTable, no leader runner,
-     * no @LeaderOnly advisor (so @LeaderOnly methods run on every instance like plain methods), no endpoint, meters
-     * or health indicator. To keep an instance from running @LeaderOnly methods, set locktable.leader.enabled=false
-     * instead.
+     * Whether the starter contributes any bean. When false, @LeaderOnly methods run on every instance like plain
+     * methods; to keep an instance from leading, set locktable.leader.enabled=false instead.
      */
     private boolean enabled = true;
 
-    /**
-     * The DynamoDB table that holds the locks, with string key attributes. Required, unless the context defines a
-     * LockTable bean of its own.
-     */
+    /** The DynamoDB table that holds the locks. Required unless the context defines a LockTable bean. */
     private @Nullable String tableName;
 
     /** The name of the table's partition key attribute, a string. */
     private String partitionKey = "pk";
 
-    /** The name of the table's sort key attribute, a string. Leave it unset for a table without a sort key. */
+    /** The name of the table's sort key attribute, a string; unset for a table without one. */
     private @Nullable String sortKey;
 
-    /**
-     * A readable name of this instance, written to the locks it holds so an operator sees who holds what. Defaults
-     * to "<spring.application.name>@<host>/<pid>".
-     */
+    /** A readable name of this instance, written to its locks. Defaults to "<spring.application.name>@<host>/<pid>". */
     private @Nullable String holder;
 
     /**
-     * How long a leader's lease lasts without a renewal, from 1s to 1d, for @LeaderOnly methods that set none. A
-     * number without a unit is in seconds; one of 1000 or more, surely meant in milliseconds, stops startup.
+     * How long a lease lasts without a renewal, from 1s to 1d, for annotated methods that set none. A number without
+     * a unit is in seconds; one of 1000 or more, surely meant in milliseconds, stops startup.
      */
     @DurationUnit(ChronoUnit.SECONDS)
     private Duration leaseDuration = Duration.ofSeconds(30);
 
-    /**
-     * Whether to create the table at startup when it does not exist (billed per request, string keys). Meant for
-     * development; without it a missing table stops startup.
-     */
+    /** Whether to create the table at startup when it is missing (for development); else a missing table stops it. */
     private boolean createTable = false;
 
     /** The time to live of the lock items. */
@@ -146,25 +126,16 @@ public final class LockTableProperties {
         return dynamodb;
     }
 
-    /**
-     * The time to live of the lock items: off unless an attribute is set. DynamoDB deletes an expired item within
-     * days, and a deleted item restarts its fencing token at 1, which a system that checks tokens refuses: leave
-     * it off for locks that fence writes.
-     */
+    /** The time to live of the lock items: off unless an attribute is set. */
     public static final class TimeToLive {
 
         /**
-         * The table's time-to-live attribute, set on each lock item to the end of its lease plus the retention, in
-         * epoch seconds. A table created by locktable.create-table gets its time to live enabled on it; on any other
-         * table a WARN at startup says when the table's time to live is not on it. Unset (the default): the items
-         * have no time to live.
+         * The table's time-to-live attribute, set on each lock item to the end of its lease plus the retention. A
+         * deleted item restarts its fencing token at 1: leave it unset for locks that fence writes.
          */
         private @Nullable String attribute;
 
-        /**
-         * How long a lock item outlives the end of its last lease before DynamoDB may delete it: at least an hour (a
-         * margin for wall clocks that run apart) and at least the lease. A number without a unit is in seconds.
-         */
+        /** How long a lock item outlives its last lease: at least 1h and the longest lease. A number is seconds. */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration retention = Duration.ofDays(7);
 
@@ -185,20 +156,16 @@ public final class LockTableProperties {
         }
     }
 
-    /** The settings of the leader runner behind {@code @LeaderOnly}. */
+    /** The leader runner behind {@code @LeaderOnly}. */
     public static final class Leader {
 
-        /**
-         * Whether this instance takes part in leader elections. When false there is no LeaderRunner: this instance
-         * never leads, and every @LeaderOnly call is skipped.
-         */
+        /** Whether this instance takes part in elections. When false, every @LeaderOnly call is skipped. */
         private boolean enabled = true;
 
         /**
-         * How long stopping the leader runner may take at most, when the application shuts down: waiting for the
-         * @LeaderOnly calls in flight, then releasing the leases (for every name at once). A lease still held then is
-         * released when the lock table closes. Keep it below spring.lifecycle.timeout-per-shutdown-phase. A number
-         * without a unit is in seconds; one of 1000 or more, surely meant in milliseconds, stops startup.
+         * How long stopping the runners may take at shutdown: waiting for the calls in flight, then releasing the
+         * leases. Keep it below spring.lifecycle.timeout-per-shutdown-phase. A number without a unit is in seconds;
+         * one of 1000 or more, surely meant in milliseconds, stops startup.
          */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration shutdownTimeout = Duration.ofSeconds(20);
@@ -220,28 +187,26 @@ public final class LockTableProperties {
         }
     }
 
-    /** The settings of the {@code locktable} health indicator. */
+    /** The {@code locktable} health indicator. */
     public static final class Health {
 
         /**
-         * How long the outcome of a request to the lock table (or of the health check's own DescribeTable) stands
-         * before a health check asks the table again. A number without a unit is in seconds; one of 1000 or more,
-         * surely meant in milliseconds, stops startup.
+         * How long the outcome of a request to the table stands before a health check asks the table again. A number
+         * without a unit is in seconds; one of 1000 or more stops startup.
          */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration probeInterval = Duration.ofSeconds(10);
 
         /**
-         * How long a health check waits for the table's answer to its DescribeTable; no answer counts as a failure.
-         * A number without a unit is in seconds; one of 1000 or more, surely meant in milliseconds, stops startup.
+         * How long a health check waits for the table's answer; no answer is a failure. A number without a unit is
+         * in seconds; one of 1000 or more stops startup.
          */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration timeout = Duration.ofSeconds(2);
 
         /**
-         * How long requests to the lock table, or a leadership, must keep failing without a success before the
-         * indicator reports DOWN; until then it reports UP with the error. A number without a unit is in seconds; one of 1000 or more,
-         * surely meant in milliseconds, stops startup.
+         * How long requests or a leadership must keep failing before the indicator reports DOWN; until then it is UP
+         * with the error. A number without a unit is in seconds; one of 1000 or more stops startup.
          */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration downAfter = Duration.ofSeconds(30);
@@ -271,19 +236,13 @@ public final class LockTableProperties {
         }
     }
 
-    /** The settings of the DynamoDB client built when the context has none. */
+    /** The DynamoDB client built when the context has none. */
     public static final class Dynamodb {
 
-        /**
-         * The endpoint of the DynamoDB client the starter builds when the context has none, for a local engine
-         * such as http://localhost:8000. Unset: the region's AWS endpoint.
-         */
+        /** The endpoint of the client, for a local engine such as http://localhost:8000; unset for AWS's. */
         private @Nullable URI endpoint;
 
-        /**
-         * The region of the DynamoDB client the starter builds when the context has none. Unset: the SDK's default
-         * region chain (AWS_REGION, aws.region, the profile...).
-         */
+        /** The region of the client; unset for the SDK's default region chain (AWS_REGION, the profile...). */
         private @Nullable String region;
 
         public URI getEndpoint() {

@@ -15,9 +15,8 @@ import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 
 /**
- * {@link LockedRun}: the {@link LockedRuns} that run each call under a lock of its own in the context's single
- * {@link LockTable}, and the {@link LockAnnotationAdvisor} that hands the calls to it (shared with {@link
- * LeaderOnlyAutoConfiguration}). Each backs off when the context has a bean of its type.
+ * {@link LockedRun}: the {@link LockedRuns} over the context's single {@link LockTable} and the {@link
+ * LockAnnotationAdvisor}, each backing off when the context has one.
  */
 @AutoConfiguration(after = {LockTableAutoConfiguration.class, AopAutoConfiguration.class})
 @EnableConfigurationProperties(LockTableProperties.class)

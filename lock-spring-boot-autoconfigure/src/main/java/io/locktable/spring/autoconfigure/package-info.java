@@ -1,8 +1,4 @@
-/**
- * The auto-configuration of LockTable for Spring Boot: the {@link io.locktable.LockTable} bean from {@code
- * locktable.*} properties ({@link io.locktable.spring.autoconfigure.LockTableProperties}), the DynamoDB client it
- * uses, the leader runner and the annotations' advisor, with a failure analysis that names the property at fault.
- */
+/** The auto-configuration of LockTable for Spring Boot, from the {@code locktable.*} properties. */
 @NullMarked
 package io.locktable.spring.autoconfigure;
 

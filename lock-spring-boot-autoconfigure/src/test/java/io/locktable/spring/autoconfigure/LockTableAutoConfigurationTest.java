@@ -391,11 +391,11 @@ class LockTableAutoConfigurationTest {
                             + " @LockTableDynamoDbClient")
                     .contains("@Bean(defaultCandidate = false)");
         });
-        assertThat(LockTableFactory.isDax(new ClusterDaxClient())).isTrue();
-        assertThat(LockTableFactory.isDax(new DaxNamedClient()))
+        assertThat(LockTableClient.isDax(new ClusterDaxClient())).isTrue();
+        assertThat(LockTableClient.isDax(new DaxNamedClient()))
                 .as("a name is no type")
                 .isFalse();
-        assertThat(LockTableFactory.isDax(engine.client())).isFalse();
+        assertThat(LockTableClient.isDax(engine.client())).isFalse();
     }
 
     @Test
