@@ -40,10 +40,10 @@ final class MissingLockTableFailureAnalyzer extends AbstractFailureAnalyzer<NoSu
 
     @Override
     protected @Nullable FailureAnalysis analyze(Throwable rootFailure, NoSuchBeanDefinitionException cause) {
+        // no bean factory when the context failed before it had one
         if (cause instanceof NoUniqueBeanDefinitionException
                 || !BUILT_ON_THE_LOCK_TABLE.contains(cause.getBeanType())
-                || !(beanFactory
-                        instanceof ConfigurableListableBeanFactory factory) // none when the context failed early
+                || !(beanFactory instanceof ConfigurableListableBeanFactory factory)
                 || factory.getBeanNamesForType(LockTable.class, true, false).length > 0
                 || factory.getBeanNamesForAnnotation(LockTableDynamoDbClient.class).length > 0) {
             return null;
@@ -70,23 +70,19 @@ final class MissingLockTableFailureAnalyzer extends AbstractFailureAnalyzer<NoSu
         }
         String named =
                 String.join(", ", clients.subList(0, clients.size() - 1)) + " and " + clients.get(clients.size() - 1);
-        String needing = null; // the innermost bean named in the failure
+        String opening = "No"; // or names the innermost bean of the failure
         for (Throwable failure = rootFailure; failure != null; failure = failure.getCause()) {
             if (failure instanceof BeanCreationException creation && creation.getBeanName() != null) {
-                needing = creation.getBeanName();
+                opening = "The bean '" + creation.getBeanName() + "' needs a "
+                        + cause.getBeanType().getSimpleName() + ", but no";
             }
         }
+        String kind = type.getSimpleName();
         return new FailureAnalysis(
-                (needing == null
-                                ? "No"
-                                : "The bean '" + needing + "' needs a "
-                                        + cause.getBeanType().getSimpleName() + ", but no")
-                        + " LockTable was configured: the context has " + clients.size() + " " + type.getSimpleName()
-                        + " beans, "
+                opening + " LockTable was configured: the context has " + clients.size() + " " + kind + " beans, "
                         + named + ", none of them marked @LockTableDynamoDbClient or @Primary, so the starter cannot"
                         + " tell which one the locks should use.",
-                "Mark the " + type.getSimpleName()
-                        + " the locks should use with @LockTableDynamoDbClient (with @Bean(defaultCandidate"
+                "Mark the " + kind + " the locks should use with @LockTableDynamoDbClient (with @Bean(defaultCandidate"
                         + " = false) the rest of the application keeps getting the other one), or mark one of "
                         + named + " with @Primary; or define a LockTable bean of your own.",
                 cause);
