@@ -19,10 +19,6 @@ record LockTableClient(SdkClient client) {
                 : LockTable.builder((DynamoDbAsyncClient) client, tableName, partitionKey);
     }
 
-    String typeName() {
-        return client instanceof DynamoDbClient ? "DynamoDbClient" : "DynamoDbAsyncClient";
-    }
-
     /** Where the client sends its requests, for a message: {@code " at <endpoint> in region <region>"}, or empty. */
     String endpoint() {
         StringBuilder where = new StringBuilder();
@@ -48,7 +44,8 @@ record LockTableClient(SdkClient client) {
     void refuseDax() {
         if (isDax(client)) {
             throw new LockTableConfigurationException(
-                    "The " + typeName() + " for the locks is a DAX client ("
+                    "The " + (client instanceof DynamoDbClient ? "DynamoDbClient" : "DynamoDbAsyncClient")
+                            + " for the locks is a DAX client ("
                             + AopUtils.getTargetClass(client).getName()
                             + "). DAX serves reads from a cache that is not strongly consistent, and the lock protocol"
                             + " depends on strongly consistent reads: two instances could hold one lock.",
