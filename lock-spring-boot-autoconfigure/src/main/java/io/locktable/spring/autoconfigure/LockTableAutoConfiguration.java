@@ -26,7 +26,6 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.Environment;
 import software.amazon.awssdk.core.SdkClient;
 import software.amazon.awssdk.core.exception.SdkClientException;
@@ -102,9 +101,8 @@ public final class LockTableAutoConfiguration {
             return build(client, properties, environment, listeners, customizers);
         }
 
-        /** Runs once every bean exists, before any lifecycle bean starts; {@code @Lazy(false)} for lazy contexts. */
+        /** Runs once every bean exists, before any lifecycle bean starts (never lazy: Boot exempts this type). */
         @Bean
-        @Lazy(false)
         SmartInitializingSingleton lockTableStartupCheck(
                 LockTableClient client, LockTable lockTable, LockTableProperties properties) {
             return () -> check(client, lockTable, properties.isCreateTable());

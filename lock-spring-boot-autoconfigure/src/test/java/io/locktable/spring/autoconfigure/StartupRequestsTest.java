@@ -8,6 +8,7 @@ import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -73,6 +74,17 @@ class StartupRequestsTest {
         } finally {
             engine.deleteTable(missing);
         }
+    }
+
+    @Test
+    void aLazyContextStillChecksTheTableAtStartup() {
+        String missing = engine.uniqueTableName("missing-lazy");
+        runner.withInitializer(context ->
+                        context.addBeanFactoryPostProcessor(new LazyInitializationBeanFactoryPostProcessor()))
+                .withPropertyValues("locktable.table-name=" + missing)
+                .run(context -> assertThat(
+                                Analyses.of(context.getStartupFailure()).getDescription())
+                        .startsWith("The lock table '" + missing + "' (locktable.table-name) does not exist"));
     }
 
     @Test
