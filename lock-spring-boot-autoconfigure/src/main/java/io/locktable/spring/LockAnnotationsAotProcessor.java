@@ -13,11 +13,10 @@ import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.util.ClassUtils;
 
 /**
- * Ahead-of-time processing for {@link LeaderOnly} and {@link LockedRun}: for each bean with such methods, the
- * reflection hints a native image needs at runtime, when the advisors read those methods at startup and the proxy
- * calls them, and SpEL's access to the root object of a {@code @LockedRun} name with {@code #{...}} parts (the
- * arguments themselves are variables, read without reflection; an expression that calls methods of an argument's
- * type needs hints for that type, as any SpEL in a native image does). Registered in {@code META-INF/spring/aot.factories}.
+ * The reflection hints a native image needs for beans with {@link LeaderOnly} or {@link LockedRun} methods: their
+ * types and annotations (read at startup), the methods (called by the proxy), and the root object of {@code #{...}}
+ * lock names (SpEL reads its getters; an expression that calls methods of an argument needs hints of its own).
+ * Registered in {@code META-INF/spring/aot.factories}.
  */
 final class LockAnnotationsAotProcessor implements BeanRegistrationAotProcessor {
 
@@ -30,14 +29,12 @@ final class LockAnnotationsAotProcessor implements BeanRegistrationAotProcessor 
         }
         return (generationContext, code) -> {
             ReflectionHints reflection = generationContext.getRuntimeHints().reflection();
-            reflection.registerType(type); // its methods are read at startup
+            reflection.registerType(type);
             methods.forEach((method, annotation) -> {
                 reflection.registerMethod(method, ExecutableMode.INVOKE);
                 annotation.getMetaTypes().forEach(reflection::registerType);
                 reflection.registerType(annotation.getRoot().getType());
-                if (annotation.getType() == LockedRun.class
-                        && LockNameTemplate.isTemplate(annotation.getString("name"))) {
-                    // #root.target and #root.args: SpEL reads the root object's getters by reflection
+                if (LockNameTemplate.isTemplate(annotation.getString("name"))) {
                     reflection.registerType(LockNameTemplate.Root.class, MemberCategory.INVOKE_PUBLIC_METHODS);
                 }
             });

@@ -10,19 +10,17 @@ import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.ParserContext;
 import org.springframework.expression.common.CompositeStringExpression;
-import org.springframework.expression.common.TemplateParserContext;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
  * A {@link LockedRun} name with {@code #{...}} parts, such as {@code report-#{#region}}: SpEL over the method's
- * arguments, parsed once when the declaration is read (at startup) and evaluated per call.
+ * arguments, parsed at startup and evaluated per call.
  */
 final class LockNameTemplate {
 
-    private static final String PREFIX = "#{";
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
-    private static final TemplateParserContext TEMPLATE = new TemplateParserContext(PREFIX, "}");
     private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
 
     private final String template;
@@ -32,31 +30,30 @@ final class LockNameTemplate {
     private final Method method;
     private final String where;
 
-    private LockNameTemplate(String template, Expression expression, Method method, String where) {
+    private LockNameTemplate(String template, Expression[] parts, Method method, String where) {
         this.template = template;
-        this.parts = expression instanceof CompositeStringExpression composite
-                ? composite.getExpressions()
-                : new Expression[] {expression};
+        this.parts = parts;
         this.method = method;
         this.where = where;
     }
 
     /** Whether a name, its placeholders resolved, has expression parts. */
     static boolean isTemplate(String name) {
-        return name.contains(PREFIX);
+        return name.contains("#{");
     }
 
     /**
-     * Parses a name with expression parts.
+     * Parses a name with expression parts over the arguments of a method.
      *
-     * @param template the name, its placeholders resolved
-     * @param method the method whose arguments the parts read, with its parameter names when compiled in
-     * @param where the method, for messages
      * @throws MethodDeclarationException if an expression cannot be parsed
      */
     static LockNameTemplate parse(String template, Method method, String where) {
         try {
-            return new LockNameTemplate(template, PARSER.parseExpression(template, TEMPLATE), method, where);
+            Expression parsed = PARSER.parseExpression(template, ParserContext.TEMPLATE_EXPRESSION);
+            Expression[] parts = parsed instanceof CompositeStringExpression composite
+                    ? composite.getExpressions()
+                    : new Expression[] {parsed};
+            return new LockNameTemplate(template, parts, method, where);
         } catch (ParseException e) {
             throw new MethodDeclarationException(
                     "@LockedRun method " + where + " has the name '" + template + "', whose expression cannot be"
@@ -68,12 +65,10 @@ final class LockNameTemplate {
     }
 
     /**
-     * The lock name of a call: every part evaluated against the call's arguments, the whole checked as a lock name.
+     * The lock name of a call.
      *
-     * @param target the bean, {@code #root.target}
-     * @param arguments the call's arguments
-     * @throws IllegalArgumentException if a part fails or gives null or an empty text, or the name cannot be a
-     *     lock's; the message names the method, the template and the value
+     * @throws IllegalArgumentException naming the method, the template and the value, if a part fails or gives null
+     *     or an empty text (SpEL's template would append nothing), or the whole cannot be a lock's name
      */
     String evaluate(@Nullable Object target, @Nullable Object[] arguments) {
         EvaluationContext context =
@@ -84,13 +79,10 @@ final class LockNameTemplate {
             try {
                 value = part.getValue(context, String.class);
             } catch (EvaluationException e) {
-                throw new IllegalArgumentException(
-                        failure(part, "failed: " + e.getMessage() + parameterNamesHint()), e);
+                throw new IllegalArgumentException(failure(part, "failed: " + e.getMessage()), e);
             }
             if (value == null || value.isEmpty()) {
-                // SpEL's template would append nothing for a null: "report-" for every call of a misspelt #regoin
-                throw new IllegalArgumentException(
-                        failure(part, "gave " + (value == null ? "null" : "an empty text") + parameterNamesHint()));
+                throw new IllegalArgumentException(failure(part, "gave " + (value == null ? "null" : "an empty text")));
             }
             name.append(value);
         }
@@ -105,16 +97,12 @@ final class LockNameTemplate {
     }
 
     private String failure(Expression part, String what) {
-        return "@LockedRun method " + where + ": in its lock name '" + template + "', " + PREFIX
-                + part.getExpressionString() + "} " + what + "; the call did not run";
-    }
-
-    /** Why {@code #region} may read nothing: the parameter names were not compiled in. */
-    private String parameterNamesHint() {
-        return PARAMETER_NAMES.getParameterNames(method) == null
-                ? " (the method's parameter names are not compiled in: read the arguments by position, #p0 or #a0,"
-                        + " or compile with javac -parameters)"
-                : "";
+        String hint = PARAMETER_NAMES.getParameterNames(method) != null
+                ? ""
+                : " (the method's parameter names are not compiled in: read the arguments by position, #p0 or #a0,"
+                        + " or compile with javac -parameters)";
+        return "@LockedRun method " + where + ": in its lock name '" + template + "', #{" + part.getExpressionString()
+                + "} " + what + hint + "; the call did not run";
     }
 
     @Override
@@ -123,17 +111,13 @@ final class LockNameTemplate {
     }
 
     /**
-     * The root object of the expressions: {@code #root.target} is the bean, {@code #root.args} the arguments.
-     * Public, with getters, for SpEL's property access.
+     * The root object of the expressions, with getters for SpEL: {@code #root.target} is the bean, {@code #root.args}
+     * the arguments.
+     *
+     * @param target the bean whose method is called
+     * @param args the arguments of the call
      */
-    public static final class Root {
-        private final @Nullable Object target;
-        private final @Nullable Object[] args;
-
-        Root(@Nullable Object target, @Nullable Object[] args) {
-            this.target = target;
-            this.args = args;
-        }
+    public record Root(@Nullable Object target, @Nullable Object[] args) {
 
         /**
          * The bean whose method is called.
