@@ -10,6 +10,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,7 +20,13 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.autoproxy.AutoProxyUtils;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.aot.hint.ExecutableMode;
+import org.springframework.aot.hint.MemberCategory;
+import org.springframework.aot.hint.ReflectionHints;
+import org.springframework.beans.factory.aot.BeanRegistrationAotContribution;
+import org.springframework.beans.factory.aot.BeanRegistrationAotProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.RegisteredBean;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.MethodIntrospector;
@@ -32,10 +39,9 @@ import org.springframework.core.env.StandardEnvironment;
 import org.springframework.util.ClassUtils;
 
 /**
- * Reads and checks the declarations of {@link LeaderOnly} and {@link LockedRun} methods, composed annotations
- * included, and caches them per method and target class. Attributes are read from the merged annotation, never from a
- * synthesized one (which a native image would need a proxy hint for). A declaration that cannot work throws a {@link
- * MethodDeclarationException} that names the method and what to change.
+ * Reads and checks the declarations of {@link LeaderOnly} and {@link LockedRun} methods (composed ones included, read
+ * from the merged annotation, never a synthesized one a native image would need a hint for), cached per method and
+ * target class. A declaration that cannot work throws a {@link MethodDeclarationException} naming the method.
  */
 final class AnnotatedMethods {
 
@@ -46,52 +52,32 @@ final class AnnotatedMethods {
                 "leadership",
                 "call skipped on an instance that does not lead",
                 "the leadership is checked and the lease bound",
-                "this instance may no longer lead",
                 "checks the leadership"),
         LOCKED_RUN(
                 LockedRun.class,
                 "lock",
                 "call skipped because another instance holds the lock",
                 "the lock is held and the lease bound",
-                "the lock may have been released already",
                 "takes the lock");
 
-        final Class<? extends Annotation> type;
         /** How messages name the annotation: {@code @LeaderOnly}. */
         final String label;
 
         private final String what;
         private final String skippedCall;
         private final String boundWhile;
-        private final String noLongerHeld;
         private final String checkedBy;
 
-        Kind(Class<? extends Annotation> type, String... words) {
-            this.type = type;
+        Kind(Class<? extends Annotation> type, String what, String skippedCall, String boundWhile, String checkedBy) {
             this.label = "@" + type.getSimpleName();
-            this.what = words[0];
-            this.skippedCall = words[1];
-            this.boundWhile = words[2];
-            this.noLongerHeld = words[3];
-            this.checkedBy = words[4];
-        }
-
-        static Kind of(MergedAnnotation<?> annotation) {
-            return annotation.getType() == LeaderOnly.class ? LEADER_ONLY : LOCKED_RUN;
+            this.what = what;
+            this.skippedCall = skippedCall;
+            this.boundWhile = boundWhile;
+            this.checkedBy = checkedBy;
         }
     }
 
-    /**
-     * A method's declaration.
-     *
-     * @param kind its annotation
-     * @param name the leadership or the lock
-     * @param leaseDuration the lease
-     * @param minHold how long a run keeps the lock at least, zero for none (and for a leadership)
-     * @param interruptOnLoss whether a loss interrupts a run's thread (false for a leadership)
-     * @param method the method, for messages
-     * @param template the parsed name of a {@code @LockedRun} whose name has {@code #{...}} parts, else null
-     */
+    /** A method's declaration: {@code method} names it for messages; {@code template} is null without #{...}. */
     record Declared(
             Kind kind,
             String name,
@@ -122,9 +108,9 @@ final class AnnotatedMethods {
     private final Supplier<Duration> defaultLeaseDuration;
     private final Map<MethodClassKey, Declared> cache = new ConcurrentHashMap<>();
 
-    /** What names and durations resolve against: the context's, set by the advisor. */
+    /** The context's, set by the advisor. */
     volatile Environment environment = new StandardEnvironment();
-    /** The context's class loader, which tells which optional libraries the application has. */
+    /** The context's, which tells which optional libraries the application has. */
     volatile @Nullable ClassLoader classLoader = AnnotatedMethods.class.getClassLoader();
 
     AnnotatedMethods(Supplier<Duration> defaultLeaseDuration) {
@@ -146,11 +132,7 @@ final class AnnotatedMethods {
                 (MethodIntrospector.MetadataLookup<MergedAnnotation<?>>) AnnotatedMethods::find);
     }
 
-    /**
-     * Reads and checks the annotated methods of every bean of a factory, behind its proxy if any.
-     *
-     * @throws MethodDeclarationException for the first method that cannot work as declared
-     */
+    /** Reads and checks the annotated methods of every bean of a factory, behind its proxy if any. */
     void scan(ConfigurableListableBeanFactory factory, Consumer<Declared> each) {
         for (String beanName : factory.getBeanDefinitionNames()) {
             Class<?> type;
@@ -166,52 +148,38 @@ final class AnnotatedMethods {
     }
 
     /**
-     * The class filter of the advisor's pointcut: whether a class has annotated methods. The auto-proxy creator asks it
-     * for each bean before {@code @Scheduled}'s post-processor sees the bean, so a method the proxy cannot intercept
-     * is refused here in the starter's words, not in Spring's about a method found on a proxy.
-     *
-     * @throws MethodDeclarationException for a private, static or final annotated method
+     * The class filter of the advisor's pointcut. The auto-proxy creator asks it for each bean before {@code
+     * @Scheduled}'s post-processor sees the bean, so a method the proxy cannot intercept is refused here in the
+     * starter's words, not in Spring's.
      */
     boolean interceptable(Class<?> type) {
         Map<Method, MergedAnnotation<?>> found = annotated(type);
-        found.forEach((method, annotation) ->
-                new Reader(method, ClassUtils.getUserClass(type), annotation).checkInterceptable());
+        found.forEach((method, annotation) -> new Reader(method, type, annotation).checkInterceptable());
         return !found.isEmpty();
     }
 
-    /**
-     * The declaration of a method called on a target class.
-     *
-     * @throws MethodDeclarationException if the method cannot work as declared
-     */
+    /** The declaration of a method called on a target class. */
     Declared resolve(Method method, Class<?> targetClass) {
         Class<?> type = ClassUtils.getUserClass(targetClass);
-        return cache.computeIfAbsent(
-                new MethodClassKey(method, type), key -> read(AopUtils.getMostSpecificMethod(method, type), type));
-    }
-
-    private Declared read(Method method, Class<?> type) {
-        MergedAnnotation<?> annotation = find(method);
-        if (annotation == null) {
-            throw new IllegalStateException(method + " has neither @LeaderOnly nor @LockedRun");
-        }
-        Reader reader = new Reader(method, type, annotation);
-        reader.checkSignature();
-        Duration leaseDuration = reader.leaseDuration();
-        String name = reader.name();
-        if (reader.kind == Kind.LEADER_ONLY) {
-            name = reader.leadershipName(name);
-            return new Declared(Kind.LEADER_ONLY, name, leaseDuration, Duration.ZERO, false, reader.where, null);
-        }
-        name = name != null ? name : type.getSimpleName() + "." + method.getName();
-        return new Declared(
-                Kind.LOCKED_RUN,
-                name,
-                leaseDuration,
-                reader.minHold(),
-                annotation.getBoolean("interruptOnLoss"),
-                reader.where,
-                LockNameTemplate.isTemplate(name) ? LockNameTemplate.parse(name, method, reader.where) : null);
+        return cache.computeIfAbsent(new MethodClassKey(method, type), key -> {
+            Method specific = AopUtils.getMostSpecificMethod(method, type);
+            Reader reader = new Reader(specific, type, find(specific));
+            reader.checkSignature();
+            Duration lease = reader.leaseDuration();
+            if (reader.kind == Kind.LEADER_ONLY) {
+                return new Declared(
+                        reader.kind, reader.leadershipName(), lease, Duration.ZERO, false, reader.where, null);
+            }
+            String name = reader.name(type.getSimpleName() + "." + method.getName());
+            return new Declared(
+                    reader.kind,
+                    name,
+                    lease,
+                    reader.minHold(),
+                    reader.annotation.getBoolean("interruptOnLoss"),
+                    reader.where,
+                    LockNameTemplate.isTemplate(name) ? LockNameTemplate.parse(name, specific, reader.where) : null);
+        });
     }
 
     /** A duration as an annotation would say it: 1d, 30s, 500ms. */
@@ -238,11 +206,11 @@ final class AnnotatedMethods {
         final MergedAnnotation<?> annotation;
         final String where;
 
-        Reader(Method method, Class<?> type, MergedAnnotation<?> annotation) {
+        Reader(Method method, Class<?> type, @Nullable MergedAnnotation<?> annotation) {
             this.method = method;
-            this.kind = Kind.of(annotation);
-            this.annotation = annotation;
-            this.where = type.getName() + "." + method.getName() + "()";
+            this.annotation = Objects.requireNonNull(annotation, "not annotated");
+            this.kind = annotation.getType() == LeaderOnly.class ? Kind.LEADER_ONLY : Kind.LOCKED_RUN;
+            this.where = ClassUtils.getUserClass(type).getName() + "." + method.getName() + "()";
         }
 
         MethodDeclarationException fail(String description, String action, @Nullable Throwable cause) {
@@ -262,10 +230,7 @@ final class AnnotatedMethods {
             }
         }
 
-        /**
-         * Refuses a method with both annotations, one a skipped call cannot return from, one whose work runs after it
-         * returned in a way the hold cannot follow, and one the proxy cannot intercept.
-         */
+        /** Refuses both annotations on one method, a return a skipped call cannot give, work the hold cannot follow. */
         void checkSignature() {
             MergedAnnotations all = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY);
             if (all.isPresent(LeaderOnly.class) && all.isPresent(LockedRun.class)) {
@@ -291,14 +256,11 @@ final class AnnotatedMethods {
             if (deferred != null && DeferredCalls.shape(method) == null) {
                 throw fail(
                         deferred + ": " + kind.boundWhile + " only while the method runs, but its work runs after"
-                                + " it returned, when " + kind.noLongerHeld + "; and a skipped call would return"
-                                + " null where a caller awaits a result.",
-                        "Declare it to return void, a value or an Optional and do the work before it returns (block"
-                                + " on it); or return a CompletableFuture or a CompletionStage, or, with Reactor on"
-                                + " the class path, a Mono, a Flux or a Publisher, or make it a Kotlin suspend"
-                                + " function (with kotlinx-coroutines-reactor), which are held until their work"
-                                + " completes; or take a lock for the work itself with LockTable.tryAcquire and"
-                                + " release it when the work completes.",
+                                + " it returned; and a skipped call would return null where a caller awaits a result.",
+                        "Declare it to return void, a value or an Optional and do the work before it returns; or"
+                                + " return a CompletableFuture, a CompletionStage or (with Reactor) a Mono, a Flux or"
+                                + " a Publisher, or make it a Kotlin suspend function: these are held until their"
+                                + " work completes.",
                         null);
             }
             String missing = deferred == null ? null : DeferredCalls.missingLibrary(method, classLoader);
@@ -329,53 +291,46 @@ final class AnnotatedMethods {
             return reactive(type) || adapted ? "returns the reactive type " + type.getName() : null;
         }
 
-        /** The leadership's name: the declared one, fixed at startup, or {@code spring.application.name}. */
-        String leadershipName(@Nullable String declared) {
-            if (declared != null && LockNameTemplate.isTemplate(declared)) {
+        /** The leadership's name, fixed at startup: the declared one, or {@code spring.application.name}. */
+        String leadershipName() {
+            String name =
+                    name(environment.getProperty("spring.application.name", "").trim());
+            if (LockNameTemplate.isTemplate(name)) {
                 throw fail(
-                        "has the name '" + declared + "', with a #{...} expression: a leadership's name is fixed at"
+                        "has the name '" + name + "', with a #{...} expression: a leadership's name is fixed at"
                                 + " startup (one election per name), it cannot be read from a call's arguments.",
                         "Give the leadership a fixed name (${...} placeholders resolve at startup), or use"
                                 + " @LockedRun to take a lock per call named from the arguments, such as"
                                 + " @LockedRun(\"report-#{#region}\").",
                         null);
             }
-            String name = declared != null ? declared : environment.getProperty("spring.application.name", "");
-            if (name.isBlank()) {
+            if (name.isEmpty()) {
                 throw fail(
                         "names no leadership, and spring.application.name, which names it by default, is not set.",
                         "Name the leadership, for example @LeaderOnly(\"order-sweeper\"), or set"
                                 + " spring.application.name.",
                         null);
             }
-            return name.trim();
+            return name;
         }
 
-        /** The name attribute with its placeholders resolved, checked as a lock name; null when not declared. */
-        @Nullable
-        String name() {
+        /** The name attribute, placeholders resolved and checked as a lock name; the fallback when empty. */
+        String name(String fallback) {
             String declared = annotation.getString("name");
             if (declared.isEmpty()) {
-                return null;
-            }
-            String name = resolved("name").trim();
-            if (name.isEmpty()) {
-                throw fail(
-                        "has the name '" + declared + "', which is empty once resolved.",
-                        "Give the " + kind.what + " a name, or set the property it refers to.",
-                        null);
+                return fallback;
             }
             try {
-                return LockTableNames.checkLockName(name);
+                return LockTableNames.checkLockName(resolved("name").trim());
             } catch (IllegalArgumentException e) {
                 throw fail(
-                        "has a name that cannot be a lock's: " + e.getMessage() + ".",
-                        "Give the " + kind.what + " a shorter name.",
+                        "has a name that cannot be a lock's, '" + declared + "': " + e.getMessage() + ".",
+                        "Give the " + kind.what + " a name that fits a lock's key, or set the property it refers to.",
                         e);
             }
         }
 
-        /** The lease: its {@code leaseDuration}, or the default when empty; checked against the range. */
+        /** The {@code leaseDuration}, or the default when empty; checked against the range. */
         Duration leaseDuration() {
             Duration lease = duration("leaseDuration");
             if (lease == null) {
@@ -403,15 +358,12 @@ final class AnnotatedMethods {
             return minHold == null ? Duration.ZERO : minHold;
         }
 
-        /** A duration attribute, placeholders resolved, in any of Spring Boot's styles; null when empty. */
+        /** A duration attribute in any of Spring Boot's styles; null when empty. */
         private @Nullable Duration duration(String attribute) {
             String declared = annotation.getString(attribute);
-            if (declared.isBlank()) {
-                return null;
-            }
-            String resolved = resolved(attribute).trim();
+            String resolved = declared.isBlank() ? null : resolved(attribute).trim();
             try {
-                return DurationStyle.detectAndParse(resolved);
+                return resolved == null ? null : DurationStyle.detectAndParse(resolved);
             } catch (IllegalArgumentException e) {
                 throw fail(
                         "has " + attribute + " '" + declared + "', which is not a duration.",
@@ -431,6 +383,35 @@ final class AnnotatedMethods {
                         "Set the property it refers to, or give it a default like ${app.lock:order-sweeper}.",
                         e);
             }
+        }
+    }
+
+    /**
+     * The reflection hints a native image needs for a bean with annotated methods: its type and the annotations (read
+     * at startup), the methods (called by the proxy), and the root object of {@code #{...}} names (SpEL reads its
+     * getters; an expression that calls methods of an argument needs hints of its own). In {@code aot.factories}.
+     */
+    static final class AotHints implements BeanRegistrationAotProcessor {
+
+        @Override
+        public @Nullable BeanRegistrationAotContribution processAheadOfTime(RegisteredBean bean) {
+            Class<?> type = ClassUtils.getUserClass(bean.getBeanClass());
+            Map<Method, MergedAnnotation<?>> methods = annotated(type);
+            return methods.isEmpty()
+                    ? null
+                    : (generationContext, code) -> {
+                        ReflectionHints reflection =
+                                generationContext.getRuntimeHints().reflection();
+                        reflection.registerType(type);
+                        methods.forEach((method, annotation) -> {
+                            reflection.registerMethod(method, ExecutableMode.INVOKE);
+                            annotation.getMetaTypes().forEach(reflection::registerType);
+                            if (LockNameTemplate.isTemplate(annotation.getString("name"))) {
+                                reflection.registerType(
+                                        LockNameTemplate.Root.class, MemberCategory.INVOKE_PUBLIC_METHODS);
+                            }
+                        });
+                    };
         }
     }
 }

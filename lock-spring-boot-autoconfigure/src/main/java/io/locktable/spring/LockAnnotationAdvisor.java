@@ -3,6 +3,7 @@ package io.locktable.spring;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
@@ -44,10 +45,6 @@ public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
 
     private static final long serialVersionUID = 1L;
 
-    private static final String NO_SINGLE_LOCK_TABLE = "the context has no single LockTable (several DynamoDbClient"
-            + " beans, or DynamoDbAsyncClient beans and no DynamoDbClient, none of them @Primary or marked"
-            + " @LockTableDynamoDbClient, or several LockTable beans, none of them @Primary)";
-
     private final transient AnnotatedMethods methods;
     private final transient Supplier<Duration> defaultLeaseDuration;
     private final transient Pointcut pointcut;
@@ -73,44 +70,34 @@ public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
         setOrder(DEFAULT_ORDER);
     }
 
-    /**
-     * Matches the methods that carry either annotation.
-     *
-     * @return the pointcut
-     */
+    /** {@return the pointcut: the methods that carry either annotation}. */
     @Override
     public Pointcut getPointcut() {
         return pointcut;
     }
 
-    /**
-     * Runs or skips a call.
-     *
-     * @return the interceptor
-     */
+    /** {@return the interceptor that runs or skips a call}. */
     @Override
     public Advice getAdvice() {
         return interceptor;
     }
 
     /**
-     * Receives the bean factory, where it finds the runtime beans and the annotated methods.
+     * Receives the bean factory, where it finds the annotated methods and the runtime beans.
      *
-     * @param beanFactory the bean factory of the context, a {@link ConfigurableListableBeanFactory}
+     * @param beanFactory the context's {@link ConfigurableListableBeanFactory}
      */
     @Override
     public void setBeanFactory(BeanFactory beanFactory) {
         ConfigurableListableBeanFactory listable = (ConfigurableListableBeanFactory) beanFactory;
         this.beanFactory = listable;
-        if (listable.getBeanClassLoader() != null) {
-            methods.classLoader = listable.getBeanClassLoader();
-        }
+        methods.classLoader = listable.getBeanClassLoader();
     }
 
     /**
      * Receives the environment that names and durations resolve against.
      *
-     * @param environment the environment of the context
+     * @param environment the context's environment
      */
     @Override
     public void setEnvironment(Environment environment) {
@@ -146,40 +133,42 @@ public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
         if (foundRunner != null) {
             leaderships.values().forEach(leader -> foundRunner.register(leader.name(), leader.leaseDuration()));
         } else if (!leaderships.isEmpty()) {
-            LoggerFactory.getLogger(LeaderRunner.class)
-                    .warn(
-                            "No LeaderRunner: this instance never leads, and every call of the @LeaderOnly methods of"
-                                    + " {} is skipped. Either locktable.leader.enabled=false, or "
-                                    + NO_SINGLE_LOCK_TABLE,
-                            leaderships.keySet());
+            warnSkipped("LeaderRunner (locktable.leader.enabled=false, or", LeaderOnly.class, leaderships.keySet());
         }
         LockedRuns foundRuns = runs();
         if (foundRuns != null) {
             lockedRuns.forEach(foundRuns::register);
         } else if (!lockedRuns.isEmpty()) {
-            LoggerFactory.getLogger(LockedRuns.class)
-                    .warn(
-                            "No LockedRuns: every call of the @LockedRun methods of {} is skipped, because "
-                                    + NO_SINGLE_LOCK_TABLE,
-                            lockedRuns);
+            warnSkipped("LockedRuns (", LockedRun.class, lockedRuns);
         }
+    }
+
+    private static void warnSkipped(String missing, Class<?> annotation, Set<String> names) {
+        LoggerFactory.getLogger(annotation)
+                .warn(
+                        "No {}the context has no single LockTable: several DynamoDbClient beans, or"
+                                + " DynamoDbAsyncClient beans and no DynamoDbClient, none of them @Primary or marked"
+                                + " @LockTableDynamoDbClient, or several LockTable beans, none of them @Primary):"
+                                + " every call of the @{} methods of {} is skipped",
+                        missing,
+                        annotation.getSimpleName(),
+                        names);
     }
 
     /** The leader runner once it exists: null while the context has none (or several). */
     private @Nullable LeaderRunner runner() {
-        ConfigurableListableBeanFactory factory = beanFactory;
-        if (runner == null && factory != null) {
-            runner = factory.getBeanProvider(LeaderRunner.class).getIfUnique();
-        }
-        return runner;
+        LeaderRunner found = runner;
+        return found != null ? found : (runner = unique(LeaderRunner.class));
     }
 
     /** The locked runs once they exist: null while the context has none (or several). */
     private @Nullable LockedRuns runs() {
+        LockedRuns found = runs;
+        return found != null ? found : (runs = unique(LockedRuns.class));
+    }
+
+    private <T> @Nullable T unique(Class<T> type) {
         ConfigurableListableBeanFactory factory = beanFactory;
-        if (runs == null && factory != null) {
-            runs = factory.getBeanProvider(LockedRuns.class).getIfUnique();
-        }
-        return runs;
+        return factory == null ? null : factory.getBeanProvider(type).getIfUnique();
     }
 }
