@@ -2,7 +2,6 @@ package io.locktable.spring;
 
 import io.locktable.LockTable;
 import io.locktable.LockTableNames;
-import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
@@ -45,35 +44,15 @@ import org.springframework.util.ClassUtils;
  */
 final class AnnotatedMethods {
 
-    /** The two annotations, with the words their messages use. */
+    /** The two annotations; {@code label} is how messages name one. */
     enum Kind {
-        LEADER_ONLY(
-                LeaderOnly.class,
-                "leadership",
-                "call skipped on an instance that does not lead",
-                "the leadership is checked and the lease bound",
-                "checks the leadership"),
-        LOCKED_RUN(
-                LockedRun.class,
-                "lock",
-                "call skipped because another instance holds the lock",
-                "the lock is held and the lease bound",
-                "takes the lock");
+        LEADER_ONLY("@LeaderOnly"),
+        LOCKED_RUN("@LockedRun");
 
-        /** How messages name the annotation: {@code @LeaderOnly}. */
         final String label;
 
-        private final String what;
-        private final String skippedCall;
-        private final String boundWhile;
-        private final String checkedBy;
-
-        Kind(Class<? extends Annotation> type, String what, String skippedCall, String boundWhile, String checkedBy) {
-            this.label = "@" + type.getSimpleName();
-            this.what = what;
-            this.skippedCall = skippedCall;
-            this.boundWhile = boundWhile;
-            this.checkedBy = checkedBy;
+        Kind(String label) {
+            this.label = label;
         }
     }
 
@@ -175,7 +154,7 @@ final class AnnotatedMethods {
                     reader.kind,
                     name,
                     lease,
-                    reader.minHold(),
+                    Objects.requireNonNullElse(reader.duration("minHold"), Duration.ZERO),
                     reader.annotation.getBoolean("interruptOnLoss"),
                     reader.where,
                     LockNameTemplate.isTemplate(name) ? LockNameTemplate.parse(name, specific, reader.where) : null);
@@ -205,12 +184,19 @@ final class AnnotatedMethods {
         final Kind kind;
         final MergedAnnotation<?> annotation;
         final String where;
+        /** The leadership or the lock, as messages say. */
+        final String what;
 
         Reader(Method method, Class<?> type, @Nullable MergedAnnotation<?> annotation) {
             this.method = method;
             this.annotation = Objects.requireNonNull(annotation, "not annotated");
             this.kind = annotation.getType() == LeaderOnly.class ? Kind.LEADER_ONLY : Kind.LOCKED_RUN;
             this.where = ClassUtils.getUserClass(type).getName() + "." + method.getName() + "()";
+            this.what = kind == Kind.LEADER_ONLY ? "leadership" : "lock";
+        }
+
+        MethodDeclarationException fail(String description, String action) {
+            return fail(description, action, null);
         }
 
         MethodDeclarationException fail(String description, String action, @Nullable Throwable cause) {
@@ -222,11 +208,11 @@ final class AnnotatedMethods {
             int modifiers = method.getModifiers() & (Modifier.PRIVATE | Modifier.STATIC | Modifier.FINAL);
             if (modifiers != 0) {
                 throw fail(
-                        "is " + Modifier.toString(modifiers) + ": the proxy that " + kind.checkedBy + " cannot"
-                                + " intercept it, so it would run on every instance.",
+                        "is " + Modifier.toString(modifiers) + ": the proxy that "
+                                + (kind == Kind.LEADER_ONLY ? "checks the leadership" : "takes the lock")
+                                + " cannot intercept it, so it would run on every instance.",
                         "Make it a public, protected or package-private instance method of the bean that is not"
-                                + " final, called through the bean.",
-                        null);
+                                + " final, called through the bean.");
             }
         }
 
@@ -238,39 +224,39 @@ final class AnnotatedMethods {
                         "Method " + where + " carries both @LeaderOnly and @LockedRun: a call would need both this"
                                 + " instance's leadership and a lock of its own.",
                         "Keep one: @LeaderOnly to run it on the leader of the cluster, @LockedRun to run each call"
-                                + " under a lock of its own on whichever instance takes it.",
-                        null);
+                                + " under a lock of its own on whichever instance takes it.");
             }
             Class<?> returned = method.getReturnType();
             if (returned.isPrimitive() && returned != void.class) {
                 throw fail(
-                        "returns the primitive " + returned.getName() + ": a " + kind.skippedCall
+                        "returns the primitive " + returned.getName() + ": a call skipped "
+                                + (kind == Kind.LEADER_ONLY
+                                        ? "on an instance that does not lead"
+                                        : "because another instance holds the lock")
                                 + " has no value to return.",
                         "Declare it to return void, a wrapper type such as "
                                 + ClassUtils.resolvePrimitiveIfNecessary(returned)
                                         .getSimpleName()
-                                + " (null when skipped) or an Optional (empty when skipped).",
-                        null);
+                                + " (null when skipped) or an Optional (empty when skipped).");
             }
             String deferred = deferred();
             if (deferred != null && DeferredCalls.shape(method) == null) {
                 throw fail(
-                        deferred + ": " + kind.boundWhile + " only while the method runs, but its work runs after"
+                        deferred + ": the " + what + (kind == Kind.LEADER_ONLY ? " is checked" : " is held")
+                                + " and the lease bound only while the method runs, but its work runs after"
                                 + " it returned; and a skipped call would return null where a caller awaits a result.",
                         "Declare it to return void, a value or an Optional and do the work before it returns; or"
                                 + " return a CompletableFuture, a CompletionStage or (with Reactor) a Mono, a Flux or"
                                 + " a Publisher, or make it a Kotlin suspend function: these are held until their"
-                                + " work completes.",
-                        null);
+                                + " work completes.");
             }
             String missing = deferred == null ? null : DeferredCalls.missingLibrary(method, classLoader);
             if (missing != null) {
                 throw fail(
-                        deferred + ", which needs " + missing + " on the class path for the " + kind.what
+                        deferred + ", which needs " + missing + " on the class path for the " + what
                                 + " to be held until its work completes.",
                         "Add " + missing + " to the application, or declare the method to return void, a value or"
-                                + " an Optional and do the work before it returns.",
-                        null);
+                                + " an Optional and do the work before it returns.");
             }
             checkInterceptable();
         }
@@ -301,15 +287,13 @@ final class AnnotatedMethods {
                                 + " startup (one election per name), it cannot be read from a call's arguments.",
                         "Give the leadership a fixed name (${...} placeholders resolve at startup), or use"
                                 + " @LockedRun to take a lock per call named from the arguments, such as"
-                                + " @LockedRun(\"report-#{#region}\").",
-                        null);
+                                + " @LockedRun(\"report-#{#region}\").");
             }
             if (name.isEmpty()) {
                 throw fail(
                         "names no leadership, and spring.application.name, which names it by default, is not set.",
                         "Name the leadership, for example @LeaderOnly(\"order-sweeper\"), or set"
-                                + " spring.application.name.",
-                        null);
+                                + " spring.application.name.");
             }
             return name;
         }
@@ -325,7 +309,7 @@ final class AnnotatedMethods {
             } catch (IllegalArgumentException e) {
                 throw fail(
                         "has a name that cannot be a lock's, '" + declared + "': " + e.getMessage() + ".",
-                        "Give the " + kind.what + " a name that fits a lock's key, or set the property it refers to.",
+                        "Give the " + what + " a name that fits a lock's key, or set the property it refers to.",
                         e);
             }
         }
@@ -341,35 +325,32 @@ final class AnnotatedMethods {
                 throw fail(
                         "has leaseDuration " + simple(lease) + ", outside the range a lease may have, " + range + ".",
                         "Give it a lease from " + range
-                                + ", such as \"30s\", or leave it empty for locktable.lease-duration.",
-                        null);
+                                + ", such as \"30s\", or leave it empty for locktable.lease-duration.");
             }
             return lease;
         }
 
-        Duration minHold() {
-            Duration minHold = duration("minHold");
-            if (minHold != null && minHold.isNegative()) {
-                throw fail(
-                        "has minHold " + annotation.getString("minHold") + ", which is negative.",
-                        "Give it zero or a positive duration, such as \"30s\", or leave it empty for none.",
-                        null);
-            }
-            return minHold == null ? Duration.ZERO : minHold;
-        }
-
-        /** A duration attribute in any of Spring Boot's styles; null when empty. */
-        private @Nullable Duration duration(String attribute) {
+        /** A duration attribute in any of Spring Boot's styles, not negative; null when empty. */
+        @Nullable
+        Duration duration(String attribute) {
             String declared = annotation.getString(attribute);
-            String resolved = declared.isBlank() ? null : resolved(attribute).trim();
+            Duration duration;
             try {
-                return resolved == null ? null : DurationStyle.detectAndParse(resolved);
+                duration = declared.isBlank()
+                        ? null
+                        : DurationStyle.detectAndParse(resolved(attribute).trim());
             } catch (IllegalArgumentException e) {
                 throw fail(
                         "has " + attribute + " '" + declared + "', which is not a duration.",
                         "Write it like \"30s\", \"2m\" or \"PT30S\".",
                         e);
             }
+            if (duration != null && duration.isNegative()) {
+                throw fail(
+                        "has " + attribute + " " + declared + ", which is negative.",
+                        "Give it zero or a positive duration, such as \"30s\", or leave it empty.");
+            }
+            return duration;
         }
 
         private String resolved(String attribute) {

@@ -125,8 +125,7 @@ public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
                         "The leadership '" + declared.name() + "' has two lease durations: " + other.leaseDuration()
                                 + " on " + other.method() + " and " + declared.leaseDuration() + " on "
                                 + declared.method() + ".",
-                        "Give the methods that share a name the same leaseDuration, or different names.",
-                        null);
+                        "Give the methods that share a name the same leaseDuration, or different names.");
             }
         });
         LeaderRunner foundRunner = runner();

@@ -16,26 +16,13 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
  * A {@link LockedRun} name with {@code #{...}} parts, such as {@code report-#{#region}}: SpEL over the method's
- * arguments, parsed at startup and evaluated per call.
+ * arguments, parsed at startup and evaluated per call. {@code parts} are the literal texts and the expressions, in
+ * order, each checked on its own; {@code where} names the method for messages.
  */
-final class LockNameTemplate {
+record LockNameTemplate(String template, Expression[] parts, Method method, String where) {
 
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
     private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
-
-    private final String template;
-    /** The literal texts and the expressions, in order: each expression is checked on its own. */
-    private final Expression[] parts;
-
-    private final Method method;
-    private final String where;
-
-    private LockNameTemplate(String template, Expression[] parts, Method method, String where) {
-        this.template = template;
-        this.parts = parts;
-        this.method = method;
-        this.where = where;
-    }
 
     /** Whether a name, its placeholders resolved, has expression parts. */
     static boolean isTemplate(String name) {
@@ -105,34 +92,20 @@ final class LockNameTemplate {
                 + "} " + what + hint + "; the call did not run";
     }
 
-    @Override
-    public String toString() {
-        return template;
-    }
-
     /**
-     * The root object of the expressions, with getters for SpEL: {@code #root.target} is the bean, {@code #root.args}
-     * the arguments.
+     * The root object of the expressions, with getters for SpEL.
      *
-     * @param target the bean whose method is called
-     * @param args the arguments of the call
+     * @param target the bean whose method is called, {@code #root.target}
+     * @param args the arguments of the call, {@code #root.args}
      */
     public record Root(@Nullable Object target, @Nullable Object[] args) {
 
-        /**
-         * The bean whose method is called.
-         *
-         * @return the bean
-         */
+        /** {@return the bean whose method is called} */
         public @Nullable Object getTarget() {
             return target;
         }
 
-        /**
-         * The arguments of the call.
-         *
-         * @return the arguments
-         */
+        /** {@return the arguments of the call} */
         public @Nullable Object[] getArgs() {
             return args;
         }

@@ -10,6 +10,10 @@ final class MethodDeclarationException extends IllegalStateException {
     /** What to change, the analysis's action. */
     final String action;
 
+    MethodDeclarationException(String description, String action) {
+        this(description, action, null);
+    }
+
     MethodDeclarationException(String description, String action, @Nullable Throwable cause) {
         super(description, cause);
         this.action = action;
