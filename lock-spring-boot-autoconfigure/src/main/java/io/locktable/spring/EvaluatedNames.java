@@ -6,10 +6,9 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The lock names evaluated from {@link LockedRun} templates, each with its template, for the meters, which tag a lock
- * with its template. The lock table's events reach the meters later and no event says a name's last one was
- * delivered, so the names are kept, most recently used last, up to {@link #LIMIT}: a name pushed out is noted again
- * at its next call. Thread-safe.
+ * The names evaluated from {@link LockedRun} templates, with their template, for the meters, which tag a lock with its
+ * template. No event says a name's last one reached them, so the most recently used names are kept, up to {@link
+ * #LIMIT}; a name pushed out is noted again at its next call.
  */
 final class EvaluatedNames {
 

@@ -23,19 +23,16 @@ import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 
 /**
- * The Spring AOP advisor behind {@link LeaderOnly} and {@link LockedRun}. It matches the methods that carry either
- * (on the method, inherited, or composed) and runs a {@code @LeaderOnly} call only while this instance leads, through
- * the {@link LeaderRunner}, and a {@code @LockedRun} call under a lock of its own, through {@link LockedRuns}. It
- * applies through the context's auto-proxy creator, with the proxies {@code spring.aop.proxy-target-class} asks for.
- *
- * <p>Once every singleton exists it reads and checks the annotated methods of every bean: a declaration that cannot
- * work fails startup with a failure analysis naming the method and what to change. It then registers each leadership
- * with the {@code LeaderRunner} and tells {@code LockedRuns} the run names. A name first met at a call later (a bean
- * created after startup) is registered then; a first {@code @LeaderOnly} call of it is skipped.
+ * The Spring AOP advisor behind {@link LeaderOnly} and {@link LockedRun}: a {@code @LeaderOnly} call runs only while
+ * this instance leads (through the {@link LeaderRunner}), a {@code @LockedRun} call under a lock of its own (through
+ * {@link LockedRuns}). It applies through the context's auto-proxy creator, with the proxies {@code
+ * spring.aop.proxy-target-class} asks for. Once every singleton exists it reads and checks every bean's annotated
+ * methods (a declaration that cannot work fails startup, naming the method and what to change) and registers their
+ * names; a name first met later, at a call, is registered then, and that first {@code @LeaderOnly} call skipped.
  *
  * <p>Its order, {@link #DEFAULT_ORDER}, is ahead of Spring's transaction and cache advisors, so a skipped call opens
- * no transaction and a run's transaction commits before its lock is released. Declare a bean of this type to replace
- * the auto-configured one.
+ * no transaction and a run's transaction commits before its lock is released. A bean of this type replaces the
+ * auto-configured one.
  */
 public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
         implements BeanFactoryAware, EnvironmentAware, SmartInitializingSingleton {
@@ -56,8 +53,7 @@ public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
     /**
      * Creates the advisor.
      *
-     * @param defaultLeaseDuration the lease of methods that set none, such as {@code locktable.lease-duration}; read
-     *     at startup
+     * @param defaultLeaseDuration the lease of methods that set none, such as {@code locktable.lease-duration}
      */
     public LockAnnotationAdvisor(Supplier<Duration> defaultLeaseDuration) {
         this.defaultLeaseDuration = Objects.requireNonNull(defaultLeaseDuration, "defaultLeaseDuration");
@@ -70,13 +66,13 @@ public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
         setOrder(DEFAULT_ORDER);
     }
 
-    /** {@return the pointcut: the methods that carry either annotation}. */
+    /** {@return the pointcut: the methods that carry either annotation} */
     @Override
     public Pointcut getPointcut() {
         return pointcut;
     }
 
-    /** {@return the interceptor that runs or skips a call}. */
+    /** {@return the interceptor that runs or skips a call} */
     @Override
     public Advice getAdvice() {
         return interceptor;

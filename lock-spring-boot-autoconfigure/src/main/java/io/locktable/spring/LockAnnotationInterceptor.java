@@ -13,9 +13,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 
 /**
- * Runs or skips a call of a {@link LeaderOnly} or {@link LockedRun} method: a {@code @LeaderOnly} call runs with the
- * lease bound while this instance leads, a {@code @LockedRun} call is handed to {@link LockedRuns}, a call whose work
- * runs after it returned to {@link DeferredCalls}. Without the runtime bean (no single lock table) it is skipped.
+ * Runs or skips a call: a {@code @LeaderOnly} one with the lease bound while this instance leads, a {@code @LockedRun}
+ * one through {@link LockedRuns}, one whose work runs after it returned through {@link DeferredCalls}.
  */
 final class LockAnnotationInterceptor implements MethodInterceptor {
 
