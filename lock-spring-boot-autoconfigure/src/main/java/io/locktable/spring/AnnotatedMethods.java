@@ -286,8 +286,7 @@ final class AnnotatedMethods {
                         "has the name '" + name + "', with a #{...} expression: a leadership's name is fixed at"
                                 + " startup (one election per name), it cannot be read from a call's arguments.",
                         "Give the leadership a fixed name (${...} placeholders resolve at startup), or use"
-                                + " @LockedRun to take a lock per call named from the arguments, such as"
-                                + " @LockedRun(\"report-#{#region}\").");
+                                + " @LockedRun(\"report-#{#region}\") for a lock per call named from the arguments.");
             }
             if (name.isEmpty()) {
                 throw fail(

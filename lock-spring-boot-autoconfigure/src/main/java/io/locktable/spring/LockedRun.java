@@ -20,11 +20,10 @@ import org.springframework.core.annotation.AliasFor;
  * }
  * }</pre>
  *
- * <p>A call runs on the caller's thread with the run's lease bound as {@link io.locktable.Lease#current()}; it is
- * released when the body returns or throws, unless {@link #minHold()} keeps it longer. A skipped call (the lock is
- * taken, or the acquire failed: logged, the first of a row only) returns {@code null}, or an empty {@code Optional}
- * for an {@code Optional} method. The lock is not reentrant. Unlike {@link LeaderOnly}, which keeps one leader per
- * name, each call contends anew, so consecutive runs may happen on different instances.
+ * <p>A call runs on the caller's thread with the run's lease bound as {@link io.locktable.Lease#current()}, released
+ * when the body returns or throws unless {@link #minHold()} keeps it longer. A skipped call (the lock is taken, or the
+ * acquire failed) returns {@code null}, or an empty {@code Optional}. The lock is not reentrant. Unlike {@link
+ * LeaderOnly}'s, consecutive runs may happen on different instances.
  *
  * <p><b>A lock per argument.</b> {@code #{...}} parts of the name are SpEL evaluated at each call: {@code #region}
  * by parameter name (kept by {@code javac -parameters}), {@code #p0} or {@code #a0} by position, {@code #root.target}
