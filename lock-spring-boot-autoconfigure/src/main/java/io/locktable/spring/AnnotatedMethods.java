@@ -97,7 +97,7 @@ final class AnnotatedMethods {
     }
 
     /** The annotation of a method (on it, on a method it overrides, or composed), or null. */
-    static @Nullable MergedAnnotation<?> find(Method method) {
+    private static @Nullable MergedAnnotation<?> find(Method method) {
         MergedAnnotations all = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY);
         MergedAnnotation<?> found =
                 all.isPresent(LeaderOnly.class) ? all.get(LeaderOnly.class) : all.get(LockedRun.class);
@@ -105,7 +105,7 @@ final class AnnotatedMethods {
     }
 
     /** The methods of a class that carry one of the annotations, with it. */
-    static Map<Method, MergedAnnotation<?>> annotated(Class<?> type) {
+    private static Map<Method, MergedAnnotation<?>> annotated(Class<?> type) {
         return MethodIntrospector.selectMethods(
                 ClassUtils.getUserClass(type),
                 (MethodIntrospector.MetadataLookup<MergedAnnotation<?>>) AnnotatedMethods::find);
@@ -126,11 +126,7 @@ final class AnnotatedMethods {
         }
     }
 
-    /**
-     * The class filter of the advisor's pointcut. The auto-proxy creator asks it for each bean before {@code
-     * @Scheduled}'s post-processor sees the bean, so a method the proxy cannot intercept is refused here in the
-     * starter's words, not in Spring's.
-     */
+    /** The advisor's class filter: asked for each bean before {@code @Scheduled} sees it, so refusals are ours. */
     boolean interceptable(Class<?> type) {
         Map<Method, MergedAnnotation<?>> found = annotated(type);
         found.forEach((method, annotation) -> new Reader(method, type, annotation).checkInterceptable());
@@ -162,7 +158,7 @@ final class AnnotatedMethods {
     }
 
     /** A duration as an annotation would say it: 1d, 30s, 500ms. */
-    static String simple(Duration duration) {
+    private static String simple(Duration duration) {
         for (ChronoUnit unit : List.of(ChronoUnit.DAYS, ChronoUnit.HOURS, ChronoUnit.MINUTES, ChronoUnit.SECONDS)) {
             if (!duration.isZero() && duration.toMillis() % unit.getDuration().toMillis() == 0) {
                 return DurationStyle.SIMPLE.print(duration, unit);
