@@ -150,18 +150,17 @@ public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
                         names);
     }
 
-    /** The leader runner once it exists: null while the context has none (or several). */
     private @Nullable LeaderRunner runner() {
         LeaderRunner found = runner;
         return found != null ? found : (runner = unique(LeaderRunner.class));
     }
 
-    /** The locked runs once they exist: null while the context has none (or several). */
     private @Nullable LockedRuns runs() {
         LockedRuns found = runs;
         return found != null ? found : (runs = unique(LockedRuns.class));
     }
 
+    /** The bean of a type once it exists: null while the context has none (or several). */
     private <T> @Nullable T unique(Class<T> type) {
         ConfigurableListableBeanFactory factory = beanFactory;
         return factory == null ? null : factory.getBeanProvider(type).getIfUnique();

@@ -95,12 +95,12 @@ record LockNameTemplate(String template, Expression[] parts, Method method, Stri
     /**
      * The root object of the expressions, with getters for SpEL.
      *
-     * @param target the bean whose method is called, {@code #root.target}
+     * @param target the bean, {@code #root.target}
      * @param args the arguments of the call, {@code #root.args}
      */
     public record Root(@Nullable Object target, @Nullable Object[] args) {
 
-        /** {@return the bean whose method is called} */
+        /** {@return the bean} */
         public @Nullable Object getTarget() {
             return target;
         }

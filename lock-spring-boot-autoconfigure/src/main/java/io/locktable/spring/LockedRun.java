@@ -71,17 +71,17 @@ public @interface LockedRun {
     String name() default "";
 
     /**
-     * How long the run's lease lasts without a renewal, such as {@code "30s"} or {@code "PT1M"}, from 1 second to 1
-     * day; placeholders resolve. It does not bound the run (the lease renews itself); it is how long the lock stays
-     * taken after the instance running it crashed. Empty (the default) means {@code locktable.lease-duration}.
+     * How long the run's lease lasts without a renewal, such as {@code "30s"}, from 1 second to 1 day; placeholders
+     * resolve. It does not bound the run; it is how long the lock stays taken after its instance crashed. Empty (the
+     * default) means {@code locktable.lease-duration}.
      *
      * @return the lease duration, or empty for the property's
      */
     String leaseDuration() default "";
 
     /**
-     * How long a run keeps the lock at least from when it took it, such as {@code "30s"}; placeholders resolve
-     * (ShedLock's {@code lockAtLeastFor}). A shorter run's lock is released later from a timer, never by making the
+     * How long a run keeps the lock at least from when it took it, such as {@code "30s"} (ShedLock's {@code
+     * lockAtLeastFor}); placeholders resolve. A shorter run's lock is released later from a timer, never making the
      * caller wait, or when the application stops. With a schedule every {@code P}, a {@code minHold} a little below
      * {@code P} runs the job once per period in the cluster. Empty or zero (the default): released when the body
      * returns.
