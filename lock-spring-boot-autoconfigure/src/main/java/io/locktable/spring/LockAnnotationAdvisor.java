@@ -1,9 +1,9 @@
 package io.locktable.spring;
 
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
-import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.aop.support.ComposablePointcut;
 import org.springframework.aop.support.annotation.AnnotationMethodMatcher;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -23,22 +23,16 @@ import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 
 /**
- * The Spring AOP advisor behind {@link LeaderOnly} and {@link LockedRun}: it matches the methods annotated with
- * either (on the method, inherited, or as a meta-annotation), and its interceptor runs a {@code @LeaderOnly} call
- * only while this instance leads the method's name, through the {@link LeaderRunner}, and a {@code @LockedRun} call
- * under a lock of its own, through {@link LockedRuns}. It needs no AspectJ weaver: it applies through the context's
- * auto-proxy creator, with interface-based or class-based proxies as {@code spring.aop.proxy-target-class} says.
+ * The Spring AOP advisor behind {@link LeaderOnly} and {@link LockedRun}: a {@code @LeaderOnly} call runs only while
+ * this instance leads (through the {@link LeaderRunner}), a {@code @LockedRun} call under a lock of its own (through
+ * {@link LockedRuns}). It applies through the context's auto-proxy creator, with the proxies {@code
+ * spring.aop.proxy-target-class} asks for. Once every singleton exists it reads and checks every bean's annotated
+ * methods (a declaration that cannot work fails startup, naming the method and what to change) and registers their
+ * names; a name first met later, at a call, is registered then, and that first {@code @LeaderOnly} call skipped.
  *
- * <p>At startup, once every singleton exists, it reads the annotated methods of every bean of the context, checks
- * their declarations (a primitive return type, work that runs after the method returned, a name that does not
- * resolve, a lease out of range, two leases for one leadership, a negative {@code minHold}, a method with both
- * annotations fail startup with a description of what to change), registers each leadership with the {@link
- * LeaderRunner} and tells {@link LockedRuns} the names of the runs, which the meters tag. A name first met at a call
- * later (a bean created after startup) is registered then; a first {@code @LeaderOnly} call of it is skipped.
- *
- * <p>Its order is {@link #DEFAULT_ORDER}, ahead of Spring's transaction and cache advisors, so a skipped call opens
- * no transaction and a run's transaction commits before its lock is released. Declare a bean of this type to replace
- * the auto-configured one.
+ * <p>Its order, {@link #DEFAULT_ORDER}, is ahead of Spring's transaction and cache advisors, so a skipped call opens
+ * no transaction and a run's transaction commits before its lock is released. A bean of this type replaces the
+ * auto-configured one.
  */
 public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
         implements BeanFactoryAware, EnvironmentAware, SmartInitializingSingleton {
@@ -59,69 +53,54 @@ public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
     /**
      * Creates the advisor.
      *
-     * @param defaultLeaseDuration the lease of methods that set none, such as {@code locktable.lease-duration}; read
-     *     at startup
+     * @param defaultLeaseDuration the lease of methods that set none, such as {@code locktable.lease-duration}
      */
     public LockAnnotationAdvisor(Supplier<Duration> defaultLeaseDuration) {
         this.defaultLeaseDuration = Objects.requireNonNull(defaultLeaseDuration, "defaultLeaseDuration");
         this.methods = new AnnotatedMethods(defaultLeaseDuration);
-        this.pointcut = new InterceptablePointcut(methods);
+        // the class filter refuses a class with a method the proxy cannot intercept, before @Scheduled sees it
+        this.pointcut = new ComposablePointcut(
+                        methods::interceptable, new AnnotationMethodMatcher(LeaderOnly.class, true))
+                .union(new AnnotationMethodMatcher(LockedRun.class, true));
         this.interceptor = new LockAnnotationInterceptor(methods, this::runner, this::runs);
         setOrder(DEFAULT_ORDER);
     }
 
-    /**
-     * Matches the methods that carry either annotation, on the class or inherited, directly or through a composed
-     * annotation.
-     *
-     * @return the pointcut
-     */
+    /** {@return the pointcut: the methods that carry either annotation} */
     @Override
     public Pointcut getPointcut() {
         return pointcut;
     }
 
-    /**
-     * The interceptor that runs or skips a call.
-     *
-     * @return the advice
-     */
+    /** {@return the interceptor that runs or skips a call} */
     @Override
     public Advice getAdvice() {
         return interceptor;
     }
 
     /**
-     * Receives the bean factory, where it finds the runtime beans and the annotated methods.
+     * Receives the bean factory, where it finds the annotated methods and the runtime beans.
      *
-     * @param beanFactory the bean factory of the context
+     * @param beanFactory the context's {@link ConfigurableListableBeanFactory}
      */
     @Override
     public void setBeanFactory(BeanFactory beanFactory) {
-        if (!(beanFactory instanceof ConfigurableListableBeanFactory listable)) {
-            throw new IllegalArgumentException("LockAnnotationAdvisor needs a ConfigurableListableBeanFactory");
-        }
+        ConfigurableListableBeanFactory listable = (ConfigurableListableBeanFactory) beanFactory;
         this.beanFactory = listable;
-        ClassLoader loader = listable.getBeanClassLoader();
-        if (loader != null) {
-            methods.classLoader(loader); // the context's, which tells which optional libraries it has
-        }
+        methods.classLoader = listable.getBeanClassLoader();
     }
 
     /**
      * Receives the environment that names and durations resolve against.
      *
-     * @param environment the environment of the context
+     * @param environment the context's environment
      */
     @Override
     public void setEnvironment(Environment environment) {
-        methods.environment(environment);
+        methods.environment = environment;
     }
 
-    /**
-     * Reads and checks the annotated methods of every bean, and tells the runtime beans their names. Called by the
-     * bean factory once every singleton exists.
-     */
+    /** Reads and checks the annotated methods of every bean, and tells the runtime beans their names. */
     @Override
     public void afterSingletonsInstantiated() {
         ConfigurableListableBeanFactory factory = beanFactory;
@@ -147,89 +126,43 @@ public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor
         });
         LeaderRunner foundRunner = runner();
         if (foundRunner != null) {
-            leaderships
-                    .values()
-                    .forEach(leadership -> foundRunner.register(leadership.name(), leadership.leaseDuration()));
+            leaderships.values().forEach(leader -> foundRunner.register(leader.name(), leader.leaseDuration()));
         } else if (!leaderships.isEmpty()) {
-            LoggerFactory.getLogger(LeaderRunner.class)
-                    .warn(
-                            "No LeaderRunner: this instance never leads, and every call of the @LeaderOnly methods of"
-                                    + " {} is skipped. Either locktable.leader.enabled=false, or the context has no"
-                                    + " single LockTable (several DynamoDbClient beans, or DynamoDbAsyncClient beans"
-                                    + " and no DynamoDbClient, none of them @Primary or marked"
-                                    + " @LockTableDynamoDbClient, or several LockTable beans, none of them"
-                                    + " @Primary)",
-                            leaderships.keySet());
+            warnSkipped("LeaderRunner (locktable.leader.enabled=false, or", LeaderOnly.class, leaderships.keySet());
         }
         LockedRuns foundRuns = runs();
         if (foundRuns != null) {
             lockedRuns.forEach(foundRuns::register);
         } else if (!lockedRuns.isEmpty()) {
-            LoggerFactory.getLogger(LockedRuns.class)
-                    .warn(
-                            "No LockedRuns: every call of the @LockedRun methods of {} is skipped, because the context"
-                                    + " has no single LockTable (several DynamoDbClient beans, or DynamoDbAsyncClient"
-                                    + " beans and no DynamoDbClient, none of them @Primary or marked"
-                                    + " @LockTableDynamoDbClient, or several LockTable beans, none of them"
-                                    + " @Primary)",
-                            lockedRuns);
+            warnSkipped("LockedRuns (", LockedRun.class, lockedRuns);
         }
     }
 
-    /** The leader runner, looked up once it exists: null when the context has none (or several). */
+    private static void warnSkipped(String missing, Class<?> annotation, Set<String> names) {
+        LoggerFactory.getLogger(annotation)
+                .warn(
+                        "No {}the context has no single LockTable: several DynamoDbClient beans, or"
+                                + " DynamoDbAsyncClient beans and no DynamoDbClient, none of them @Primary or marked"
+                                + " @LockTableDynamoDbClient, or several LockTable beans, none of them @Primary):"
+                                + " every call of the @{} methods of {} is skipped",
+                        missing,
+                        annotation.getSimpleName(),
+                        names);
+    }
+
     private @Nullable LeaderRunner runner() {
         LeaderRunner found = runner;
-        if (found == null && beanFactory != null) {
-            found = beanFactory.getBeanProvider(LeaderRunner.class).getIfUnique();
-            runner = found;
-        }
-        return found;
+        return found != null ? found : (runner = unique(LeaderRunner.class));
     }
 
-    /** The locked runs, looked up once they exist: null when the context has none (or several). */
     private @Nullable LockedRuns runs() {
         LockedRuns found = runs;
-        if (found == null && beanFactory != null) {
-            found = beanFactory.getBeanProvider(LockedRuns.class).getIfUnique();
-            runs = found;
-        }
-        return found;
+        return found != null ? found : (runs = unique(LockedRuns.class));
     }
 
-    /**
-     * Matches the methods that carry either annotation (on the method, inherited, or as a meta-annotation), and
-     * refuses a class with one the proxy cannot intercept (private, static, final) with the starter's description:
-     * the auto-proxy creator asks while it looks at each bean, before {@code @Scheduled}'s post-processor, which would
-     * otherwise fail first with Spring's message about a method found on the proxy.
-     */
-    private static final class InterceptablePointcut extends StaticMethodMatcherPointcut {
-
-        private final AnnotationMethodMatcher leaderOnly = new AnnotationMethodMatcher(LeaderOnly.class, true);
-        private final AnnotationMethodMatcher lockedRun = new AnnotationMethodMatcher(LockedRun.class, true);
-        private final AnnotatedMethods methods;
-
-        InterceptablePointcut(AnnotatedMethods methods) {
-            this.methods = methods;
-        }
-
-        @Override
-        public boolean matches(Method method, Class<?> targetClass) {
-            if (!leaderOnly.matches(method, targetClass) && !lockedRun.matches(method, targetClass)) {
-                return false;
-            }
-            // the auto-proxy creator stops at the first method that matches: check the class's others now too
-            methods.checkInterceptable(targetClass == null ? method.getDeclaringClass() : targetClass);
-            return true;
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof InterceptablePointcut;
-        }
-
-        @Override
-        public int hashCode() {
-            return InterceptablePointcut.class.hashCode();
-        }
+    /** The bean of a type once it exists: null while the context has none (or several). */
+    private <T> @Nullable T unique(Class<T> type) {
+        ConfigurableListableBeanFactory factory = beanFactory;
+        return factory == null ? null : factory.getBeanProvider(type).getIfUnique();
     }
 }

@@ -13,11 +13,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 
 /**
- * Runs or skips a call of a {@link LeaderOnly} or {@link LockedRun} method: its declaration is read (and checked)
- * first; a {@code @LeaderOnly} call then runs with the lease bound while this instance leads, and a {@code
- * @LockedRun} call is handed to {@link LockedRuns}. Without the runtime bean (no single lock table) it is skipped. A
- * call whose work runs after it returned (a future, a publisher, a suspend function) is handed to {@link
- * DeferredCalls}.
+ * Runs or skips a call: a {@code @LeaderOnly} one with the lease bound while this instance leads, a {@code @LockedRun}
+ * one through {@link LockedRuns}, one whose work runs after it returned through {@link DeferredCalls}.
  */
 final class LockAnnotationInterceptor implements MethodInterceptor {
 
@@ -50,7 +47,7 @@ final class LockAnnotationInterceptor implements MethodInterceptor {
         if (declared.kind() == AnnotatedMethods.Kind.LOCKED_RUN) {
             LockedRuns current = runs.get();
             if (current == null) {
-                lockedRunLog.debug("Skipped {}: the context has no single lock table", method);
+                lockedRunLog.debug("Skipped {}: the context has no single lock table", declared.method());
                 return skipped(method);
             }
             String name = declared.lockName(bean, invocation.getArguments()); // a bad name fails the call
@@ -58,7 +55,7 @@ final class LockAnnotationInterceptor implements MethodInterceptor {
         }
         LeaderRunner current = runner.get();
         if (current == null) {
-            leaderOnlyLog.debug("Skipped {}: the context has no single lock table", method);
+            leaderOnlyLog.debug("Skipped {}: the context has no single lock table", declared.method());
             return skipped(method);
         }
         LeadershipGate gate = current.register(declared.name(), declared.leaseDuration());

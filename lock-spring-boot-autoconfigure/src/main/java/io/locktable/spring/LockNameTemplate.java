@@ -10,53 +10,37 @@ import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.ParserContext;
 import org.springframework.expression.common.CompositeStringExpression;
-import org.springframework.expression.common.TemplateParserContext;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
  * A {@link LockedRun} name with {@code #{...}} parts, such as {@code report-#{#region}}: SpEL over the method's
- * arguments, parsed once when the declaration is read (at startup) and evaluated per call.
+ * arguments, parsed at startup and evaluated per call. {@code parts} are the literal texts and the expressions, in
+ * order, each checked on its own; {@code where} names the method for messages.
  */
-final class LockNameTemplate {
+record LockNameTemplate(String template, Expression[] parts, Method method, String where) {
 
-    private static final String PREFIX = "#{";
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
-    private static final TemplateParserContext TEMPLATE = new TemplateParserContext(PREFIX, "}");
     private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
-
-    private final String template;
-    /** The literal texts and the expressions, in order: each expression is checked on its own. */
-    private final Expression[] parts;
-
-    private final Method method;
-    private final String where;
-
-    private LockNameTemplate(String template, Expression expression, Method method, String where) {
-        this.template = template;
-        this.parts = expression instanceof CompositeStringExpression composite
-                ? composite.getExpressions()
-                : new Expression[] {expression};
-        this.method = method;
-        this.where = where;
-    }
 
     /** Whether a name, its placeholders resolved, has expression parts. */
     static boolean isTemplate(String name) {
-        return name.contains(PREFIX);
+        return name.contains("#{");
     }
 
     /**
-     * Parses a name with expression parts.
+     * Parses a name with expression parts over the arguments of a method.
      *
-     * @param template the name, its placeholders resolved
-     * @param method the method whose arguments the parts read, with its parameter names when compiled in
-     * @param where the method, for messages
      * @throws MethodDeclarationException if an expression cannot be parsed
      */
     static LockNameTemplate parse(String template, Method method, String where) {
         try {
-            return new LockNameTemplate(template, PARSER.parseExpression(template, TEMPLATE), method, where);
+            Expression parsed = PARSER.parseExpression(template, ParserContext.TEMPLATE_EXPRESSION);
+            Expression[] parts = parsed instanceof CompositeStringExpression composite
+                    ? composite.getExpressions()
+                    : new Expression[] {parsed};
+            return new LockNameTemplate(template, parts, method, where);
         } catch (ParseException e) {
             throw new MethodDeclarationException(
                     "@LockedRun method " + where + " has the name '" + template + "', whose expression cannot be"
@@ -68,12 +52,10 @@ final class LockNameTemplate {
     }
 
     /**
-     * The lock name of a call: every part evaluated against the call's arguments, the whole checked as a lock name.
+     * The lock name of a call.
      *
-     * @param target the bean, {@code #root.target}
-     * @param arguments the call's arguments
-     * @throws IllegalArgumentException if a part fails or gives null or an empty text, or the name cannot be a
-     *     lock's; the message names the method, the template and the value
+     * @throws IllegalArgumentException naming the method, the template and the value, if a part fails or gives null
+     *     or an empty text (SpEL's template would append nothing), or the whole cannot be a lock's name
      */
     String evaluate(@Nullable Object target, @Nullable Object[] arguments) {
         EvaluationContext context =
@@ -84,13 +66,10 @@ final class LockNameTemplate {
             try {
                 value = part.getValue(context, String.class);
             } catch (EvaluationException e) {
-                throw new IllegalArgumentException(
-                        failure(part, "failed: " + e.getMessage() + parameterNamesHint()), e);
+                throw new IllegalArgumentException(failure(part, "failed: " + e.getMessage()), e);
             }
             if (value == null || value.isEmpty()) {
-                // SpEL's template would append nothing for a null: "report-" for every call of a misspelt #regoin
-                throw new IllegalArgumentException(
-                        failure(part, "gave " + (value == null ? "null" : "an empty text") + parameterNamesHint()));
+                throw new IllegalArgumentException(failure(part, "gave " + (value == null ? "null" : "an empty text")));
             }
             name.append(value);
         }
@@ -105,50 +84,28 @@ final class LockNameTemplate {
     }
 
     private String failure(Expression part, String what) {
-        return "@LockedRun method " + where + ": in its lock name '" + template + "', " + PREFIX
-                + part.getExpressionString() + "} " + what + "; the call did not run";
-    }
-
-    /** Why {@code #region} may read nothing: the parameter names were not compiled in. */
-    private String parameterNamesHint() {
-        return PARAMETER_NAMES.getParameterNames(method) == null
-                ? " (the method's parameter names are not compiled in: read the arguments by position, #p0 or #a0,"
-                        + " or compile with javac -parameters)"
-                : "";
-    }
-
-    @Override
-    public String toString() {
-        return template;
+        String hint = PARAMETER_NAMES.getParameterNames(method) != null
+                ? ""
+                : " (the method's parameter names are not compiled in: read the arguments by position, #p0 or #a0,"
+                        + " or compile with javac -parameters)";
+        return "@LockedRun method " + where + ": in its lock name '" + template + "', #{" + part.getExpressionString()
+                + "} " + what + hint + "; the call did not run";
     }
 
     /**
-     * The root object of the expressions: {@code #root.target} is the bean, {@code #root.args} the arguments.
-     * Public, with getters, for SpEL's property access.
+     * The root object of the expressions, with getters for SpEL.
+     *
+     * @param target the bean, {@code #root.target}
+     * @param args the arguments of the call, {@code #root.args}
      */
-    public static final class Root {
-        private final @Nullable Object target;
-        private final @Nullable Object[] args;
+    public record Root(@Nullable Object target, @Nullable Object[] args) {
 
-        Root(@Nullable Object target, @Nullable Object[] args) {
-            this.target = target;
-            this.args = args;
-        }
-
-        /**
-         * The bean whose method is called.
-         *
-         * @return the bean
-         */
+        /** {@return the bean} */
         public @Nullable Object getTarget() {
             return target;
         }
 
-        /**
-         * The arguments of the call.
-         *
-         * @return the arguments
-         */
+        /** {@return the arguments of the call} */
         public @Nullable Object[] getArgs() {
             return args;
         }

@@ -1,26 +1,21 @@
 package io.locktable.spring;
 
-/**
- * A {@link LeaderOnly} or {@link LockedRun} method that cannot work as declared; turned into a failure analysis at
- * startup.
- */
+import org.jspecify.annotations.Nullable;
+
+/** A {@link LeaderOnly} or {@link LockedRun} method that cannot work as declared: a failure analysis at startup. */
 final class MethodDeclarationException extends IllegalStateException {
 
     private static final long serialVersionUID = 1L;
 
-    private final String action;
+    /** What to change, the analysis's action. */
+    final String action;
 
     MethodDeclarationException(String description, String action) {
-        super(description);
-        this.action = action;
+        this(description, action, null);
     }
 
-    MethodDeclarationException(String description, String action, Throwable cause) {
+    MethodDeclarationException(String description, String action, @Nullable Throwable cause) {
         super(description, cause);
         this.action = action;
-    }
-
-    String action() {
-        return action;
     }
 }

@@ -8,6 +8,6 @@ final class MethodDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<Met
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, MethodDeclarationException cause) {
-        return new FailureAnalysis(cause.getMessage(), cause.action(), cause);
+        return new FailureAnalysis(cause.getMessage(), cause.action, cause);
     }
 }
