@@ -30,29 +30,22 @@ import org.springframework.util.ClassUtils;
  */
 final class DeferredCalls {
 
-    /** What a method returns, as far as the hold goes. */
+    /** What a method returns: a future or stage; a {@code Mono} or a suspend function; a {@code Flux} or publisher. */
     enum Shape {
-        /** A {@code CompletableFuture} or a {@code CompletionStage}. */
         STAGE,
-        /** A {@code Mono}, or a Kotlin suspend function. */
         MONO,
-        /** A {@code Flux} or a {@code Publisher}. */
         FLUX
     }
 
-    /**
-     * What a call whose work ends after it returned holds until that work ends: a {@link LockedRun} call's lock, or a
-     * place in a {@link LeaderOnly} term.
-     */
+    /** What a deferred call holds until its work ends: a {@link LockedRun} call's lock, or a place in a term. */
     interface Held {
-
         /** The lease the work runs under: the lock's, or the term's. */
         Lease lease();
 
-        /** Has the work cancelled when the lease is lost or the term ends before {@link #end}; at once if it has. */
+        /** Has the work cancelled (at once if due) when the lease is lost or the term ends before {@link #end}. */
         void onLoss(Runnable cancel);
 
-        /** Ends the hold, once: the lock released (after its minimum hold), or the gate left. May block. */
+        /** Ends the hold, once: releases the lock (after its minimum hold) or leaves the gate. May block. */
         void end(@Nullable Throwable failure);
     }
 

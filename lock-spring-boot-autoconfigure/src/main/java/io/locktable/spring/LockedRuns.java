@@ -173,7 +173,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         try {
             if (locks.runLocked(name, target.leaseDuration(), target.minHold(), () -> run.call(body))
                     .isEmpty()) {
-                run.perName.answered(target);
+                run.answered();
                 return run.skip(LockedRunEvent.SkipReason.BUSY);
             }
             // runLocked bound a lease that ended before its acquire was answered: the body did not run
@@ -239,10 +239,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         started = true;
     }
 
-    /**
-     * Starts no new run, waits for the calls in flight (at most the shutdown timeout), and delivers the events
-     * published so far. Called by the application context.
-     */
+    /** Starts no new run, waits for the calls in flight (at most the shutdown timeout), and flushes the events. */
     @Override
     public void stop() {
         accepting = false; // before reading the calls in flight, which a call joins before it reads this
@@ -262,31 +259,19 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         events.stop(EVENTS_FLUSH);
     }
 
-    /**
-     * Tells whether it admits runs.
-     *
-     * @return true between {@link #start()} and {@link #stop()}
-     */
+    /** True between {@link #start()} and {@link #stop()}, while it admits runs. */
     @Override
     public boolean isRunning() {
         return started;
     }
 
-    /**
-     * The lifecycle phase, {@link LeaderRunner#PHASE}: it stops after the task schedulers.
-     *
-     * @return the phase
-     */
+    /** {@link LeaderRunner#PHASE}: it stops after the task schedulers. */
     @Override
     public int getPhase() {
         return LeaderRunner.PHASE;
     }
 
-    /**
-     * Receives the publisher of the run events; called by the application context.
-     *
-     * @param publisher the publisher
-     */
+    /** Receives the publisher of the run events; called by the application context. */
     @Override
     public void setApplicationEventPublisher(ApplicationEventPublisher publisher) {
         events.publisher(publisher);
@@ -297,36 +282,10 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         return "LockedRuns[" + locks.tableName() + ", " + running().size() + " running]";
     }
 
-    /** What is counted per declared name: skipped calls, and the acquires that failed in a row (for the log). */
-    private static final class PerName {
-        final LongAdder skipped = new LongAdder();
-        final AtomicInteger failuresInRow = new AtomicInteger();
-
-        /** The first failure of a row is one WARN line (the SDK's stack may be hundreds), the rest DEBUG. */
-        void failed(AnnotatedMethods.Declared target, String name, String table, Throwable error) {
-            if (failuresInRow.incrementAndGet() == 1) {
-                log.warn(
-                        "@LockedRun '{}' ({}): could not take the lock in table '{}', the call is skipped: {}. Check"
-                                + " that DynamoDB answers at the client's endpoint and region, and the client's"
-                                + " credentials and permissions; later failures of a row are logged at DEBUG",
-                        name,
-                        target.method(),
-                        table,
-                        error.toString().replaceAll("\\s*\\R\\s*", " "));
-                log.debug("@LockedRun '{}': the failed acquire", name, error);
-            } else {
-                log.debug("@LockedRun '{}' failed again ({} in a row): {}", name, failuresInRow, error.toString());
-            }
-        }
-
-        void answered(AnnotatedMethods.Declared target) {
-            int failures = failuresInRow.getAndSet(0);
-            if (failures > 0) {
-                log.info(
-                        "@LockedRun '{}': the lock table answers again after {} failed acquires",
-                        target.name(),
-                        failures);
-            }
+    /** Per declared name: the skipped calls, and the acquires that failed in a row (for the log). */
+    private record PerName(LongAdder skipped, AtomicInteger failuresInRow) {
+        PerName() {
+            this(new LongAdder(), new AtomicInteger());
         }
     }
 
@@ -348,15 +307,14 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
 
         volatile Instant startedAt = Instant.EPOCH;
         volatile boolean finished;
+        volatile boolean lost;
+        private volatile @Nullable Runnable cancel;
+        private boolean interrupted; // guarded by this
         long startedNanos;
         Duration took = Duration.ZERO;
 
         @Nullable
         Object result;
-
-        private volatile boolean lost; // written under this
-        private boolean interrupted; // guarded by this
-        private @Nullable Runnable cancel; // guarded by this
 
         Run(
                 AnnotatedMethods.Declared target,
@@ -408,7 +366,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                                 ? failure.getCause()
                                 : failure);
             } else if (acquired.isEmpty()) {
-                perName.answered(target);
+                answered();
                 skip(LockedRunEvent.SkipReason.BUSY);
             } else if (!begin(acquired.get())) {
                 acquired.get().release(); // answered after a whole lease: writes nothing
@@ -421,7 +379,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
 
         /** Starts the body under its lease; false when the lease ended before its acquire was answered. */
         private boolean begin(Lease bound) {
-            perName.answered(target);
+            answered();
             if (!bound.isHeld()) {
                 return false;
             }
@@ -441,36 +399,32 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             ended(failure);
         }
 
+        /** The action may run twice, as {@link #leaseEnded} may see it as it is set: a cancellation is idempotent. */
         @Override
         public void onLoss(Runnable action) {
-            boolean now;
-            synchronized (this) {
-                cancel = action;
-                now = lost && !finished;
-            }
-            if (now) {
+            cancel = action;
+            if (lost && !finished) {
                 action.run();
             }
         }
 
-        /** On the lock table's event thread for a loss; a release is the run's own, not a loss. */
+        /** On the lock table's event thread; a release is the run's own, not a loss. */
         private void leaseEnded(LeaseEnd end) {
-            Runnable action;
-            synchronized (this) {
-                if (finished || end == LeaseEnd.RELEASED) {
-                    return;
+            if (end != LeaseEnd.RELEASED && lost(end, true)) {
+                Runnable action = cancel;
+                if (action != null) {
+                    action.run();
                 }
-                lost(end);
-                action = cancel;
-            }
-            if (action != null) {
-                action.run(); // out of the monitor: it runs the work's cancellation
             }
         }
 
-        private void lost(LeaseEnd end) {
+        /** Tells a loss once while the body runs, and interrupts its thread when asked; false when told or ended. */
+        private synchronized boolean lost(LeaseEnd end, boolean interruptible) {
+            if (lost || finished) {
+                return false;
+            }
             lost = true;
-            boolean interrupt = thread != null && target.interruptOnLoss() && !finished;
+            boolean interrupt = interruptible && thread != null && target.interruptOnLoss();
             log.warn(
                     "@LockedRun '{}' ({}) lost its lease while running ({}){}",
                     name,
@@ -482,17 +436,18 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                 interrupted = true;
                 Objects.requireNonNull(thread).interrupt();
             }
+            return true;
         }
 
-        /** The body ended. A lease that ended before its loss was heard (it ran out) counts as lost now. */
+        /** The body ended. A lease that ran out before its loss was heard counts as lost now. */
         private synchronized void finish() {
-            finished = true;
-            took = Duration.ofNanos(System.nanoTime() - startedNanos);
             Lease held = lease();
             LeaseEnd end = held.end().orElse(LeaseEnd.EXPIRED);
-            if (!lost && !held.isHeld() && end != LeaseEnd.RELEASED) {
-                lost(end);
+            if (!held.isHeld() && end != LeaseEnd.RELEASED) {
+                lost(end, false);
             }
+            finished = true;
+            took = Duration.ofNanos(System.nanoTime() - startedNanos);
             if (interrupted) {
                 Thread.interrupted(); // the interrupt was ours: it must not reach the caller's next task
             }
@@ -525,10 +480,32 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             return LockAnnotationInterceptor.skipped(method);
         }
 
+        /** Skips a call whose acquire failed, the first of a row logged as one WARN line (an SDK stack is long). */
         @Nullable
         Object failed(Throwable error) {
-            perName.failed(target, name, locks.tableName(), error);
+            int inRow = perName.failuresInRow.incrementAndGet();
+            if (inRow == 1) {
+                log.warn(
+                        "@LockedRun '{}' ({}): could not take the lock in table '{}', the call is skipped: {}. Check"
+                                + " that DynamoDB answers at the client's endpoint and region, and the client's"
+                                + " credentials and permissions; later failures of a row are logged at DEBUG",
+                        name,
+                        target.method(),
+                        locks.tableName(),
+                        error.toString().replaceAll("\\s*\\R\\s*", " "));
+            }
+            log.debug("@LockedRun '{}': acquire failed ({} in a row)", name, inRow, error);
             return skip(LockedRunEvent.SkipReason.ERROR);
+        }
+
+        private void answered() {
+            int failures = perName.failuresInRow.getAndSet(0);
+            if (failures > 0) {
+                log.info(
+                        "@LockedRun '{}': the lock table answers again after {} failed acquires",
+                        target.name(),
+                        failures);
+            }
         }
 
         private void close() {
