@@ -5,6 +5,8 @@ import io.locktable.LeaseEnd;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationEvent;
 
@@ -65,9 +67,9 @@ public final class LockedRunEvent extends ApplicationEvent {
     private final Kind kind;
     private final String name;
     private final transient @Nullable Lease lease;
-    private final @Nullable SkipReason skipReason;
-    private final @Nullable LeaseEnd leaseEnd;
-    private final @Nullable Outcome outcome;
+    /** The skip reason, lease end or outcome of the kind. */
+    private final @Nullable Enum<?> detail;
+
     private final @Nullable Duration duration;
     private final transient @Nullable Throwable failure;
 
@@ -76,37 +78,33 @@ public final class LockedRunEvent extends ApplicationEvent {
             Kind kind,
             String name,
             @Nullable Lease lease,
-            @Nullable SkipReason skipReason,
-            @Nullable LeaseEnd leaseEnd,
-            @Nullable Outcome outcome,
+            @Nullable Enum<?> detail,
             @Nullable Duration duration,
             @Nullable Throwable failure) {
         super(source);
         this.kind = kind;
-        this.name = Objects.requireNonNull(name, "name");
+        this.name = name;
         this.lease = lease;
-        this.skipReason = skipReason;
-        this.leaseEnd = leaseEnd;
-        this.outcome = outcome;
+        this.detail = detail;
         this.duration = duration;
         this.failure = failure;
     }
 
     static LockedRunEvent started(Object source, String name, Lease lease) {
-        return new LockedRunEvent(source, Kind.STARTED, name, lease, null, null, null, null, null);
+        return new LockedRunEvent(source, Kind.STARTED, name, lease, null, null, null);
     }
 
     static LockedRunEvent skipped(Object source, String name, SkipReason reason) {
-        return new LockedRunEvent(source, Kind.SKIPPED, name, null, reason, null, null, null, null);
+        return new LockedRunEvent(source, Kind.SKIPPED, name, null, reason, null, null);
     }
 
     static LockedRunEvent lost(Object source, String name, Lease lease, LeaseEnd end) {
-        return new LockedRunEvent(source, Kind.LOST, name, lease, null, end, null, null, null);
+        return new LockedRunEvent(source, Kind.LOST, name, lease, end, null, null);
     }
 
     static LockedRunEvent ended(
             Object source, String name, Lease lease, Outcome outcome, Duration duration, @Nullable Throwable failure) {
-        return new LockedRunEvent(source, Kind.ENDED, name, lease, null, null, outcome, duration, failure);
+        return new LockedRunEvent(source, Kind.ENDED, name, lease, outcome, duration, failure);
     }
 
     /** @return which event of a run this is */
@@ -126,7 +124,7 @@ public final class LockedRunEvent extends ApplicationEvent {
 
     /** @return why a {@link Kind#SKIPPED} call was skipped, else empty */
     public Optional<SkipReason> skipReason() {
-        return Optional.ofNullable(skipReason);
+        return detail instanceof SkipReason reason ? Optional.of(reason) : Optional.empty();
     }
 
     /**
@@ -134,12 +132,12 @@ public final class LockedRunEvent extends ApplicationEvent {
      *     empty
      */
     public Optional<LeaseEnd> leaseEnd() {
-        return Optional.ofNullable(leaseEnd);
+        return detail instanceof LeaseEnd end ? Optional.of(end) : Optional.empty();
     }
 
     /** @return how the run of an {@link Kind#ENDED} event ended, else empty */
     public Optional<Outcome> outcome() {
-        return Optional.ofNullable(outcome);
+        return detail instanceof Outcome ended ? Optional.of(ended) : Optional.empty();
     }
 
     /**
@@ -157,16 +155,10 @@ public final class LockedRunEvent extends ApplicationEvent {
 
     @Override
     public String toString() {
-        StringBuilder text =
-                new StringBuilder("LockedRunEvent[").append(kind).append(", ").append(name);
-        if (lease != null) {
-            text.append(", fencingToken=").append(lease.fencingToken());
-        }
-        for (Object detail : new Object[] {skipReason, leaseEnd, outcome, duration}) {
-            if (detail != null) {
-                text.append(", ").append(detail);
-            }
-        }
-        return text.append(']').toString();
+        String token = lease == null ? null : "fencingToken=" + lease.fencingToken();
+        return Stream.of(kind, name, token, detail, duration)
+                .filter(Objects::nonNull)
+                .map(String::valueOf)
+                .collect(Collectors.joining(", ", "LockedRunEvent[", "]"));
     }
 }

@@ -11,6 +11,6 @@ import java.time.Instant;
  *
  * @param name the name of the lock
  * @param fencingToken the fencing token of the run's lease
- * @param startedAt when the body started, on the wall clock
+ * @param startedAt when the run took its lock, on the wall clock
  */
 public record LockedRunStatus(String name, long fencingToken, Instant startedAt) {}

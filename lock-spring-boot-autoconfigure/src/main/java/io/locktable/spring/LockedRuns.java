@@ -6,7 +6,6 @@ import io.locktable.LockTable;
 import io.locktable.spring.DeferredCalls.Held;
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
@@ -33,21 +32,16 @@ import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Runs the calls of {@link LockedRun} methods, each through {@link LockTable#runLocked} under a lock of its own, and
- * keeps what the endpoint, the meters and the {@link LockedRunEvent}s tell about them. The auto-configuration
- * registers it when the context has a single lock table.
+ * Runs each call of a {@link LockedRun} method under a lock of its own, through {@link LockTable#runLocked} (or,
+ * for work that ends after the call returned, {@code tryAcquireAsync}: see {@link DeferredCalls}), and keeps what the
+ * endpoint, the meters and the {@link LockedRunEvent}s tell about the runs. A lost lease interrupts the run's thread
+ * when {@link LockedRun#interruptOnLoss()} says so, or cancels deferred work. A {@link SmartLifecycle} stopping after
+ * the task schedulers: a stop starts no new run and waits for the calls in flight, at most the shutdown timeout.
  *
  * <pre>{@code
  * lockedRuns.running();                // the runs whose body runs now on this instance
  * lockedRuns.skipped("hourly-report"); // calls skipped since startup
  * }</pre>
- *
- * <p>A run whose lease is lost is told {@code LOST}, and its thread interrupted when {@link
- * LockedRun#interruptOnLoss()} says so (the interrupt is cleared when the run ends). A call whose work ends after it
- * returned (see {@link DeferredCalls}) asks for its lock with {@code tryAcquireAsync}, holds it until the work ends,
- * and is cancelled on a loss. A stop ({@link LeaderRunner#PHASE}, after the task schedulers) starts no new run and
- * waits, at most the shutdown timeout, for the calls in flight; the locks kept for a {@link LockedRun#minHold()} are
- * released when the lock table closes. Thread-safe.
  */
 public final class LockedRuns implements SmartLifecycle, ApplicationEventPublisherAware {
 
@@ -59,7 +53,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     private final EventThread events = new EventThread(this);
     private final ConcurrentSkipListMap<String, PerName> names = new ConcurrentSkipListMap<>();
     private final EvaluatedNames evaluated = new EvaluatedNames();
-    /** The calls from their start (before their acquire) to their end: a stop waits for them. */
+    /** The calls from their start (before the acquire) to their end: a stop waits for them. */
     private final Set<Run> inFlight = ConcurrentHashMap.newKeySet();
 
     private volatile LockedRunObserver observer = LockedRunObserver.NONE;
@@ -92,14 +86,15 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     }
 
     /**
-     * The runs whose body runs now on this instance; not those that ended and keep their lock for a minimum hold.
+     * The runs whose body runs now on this instance (not those whose lock is kept for a minimum hold).
      *
      * @return a snapshot, sorted by name, then by start
      */
     public List<LockedRunStatus> running() {
         return inFlight.stream()
                 .filter(run -> run.lease != null && !run.finished)
-                .map(run -> new LockedRunStatus(run.name, run.lease().fencingToken(), run.startedAt))
+                .map(run -> new LockedRunStatus(
+                        run.name, run.lease().fencingToken(), run.lease().acquiredAt()))
                 .sorted(Comparator.comparing(LockedRunStatus::name).thenComparing(LockedRunStatus::startedAt))
                 .toList();
     }
@@ -115,8 +110,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     }
 
     /**
-     * How many calls of a lock were skipped since this component was created, for any reason: a monotonic count, for
-     * a meter such as {@code locktable.run.skipped}. A name with {@code #{...}} parts counts as declared.
+     * How many calls of a lock were skipped since startup, for any reason: a monotonic count, for a meter.
      *
      * @param name the name of the lock, as among {@link #names()}
      * @return the number of skipped calls, 0 for a name never used
@@ -127,9 +121,8 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     }
 
     /**
-     * The name as declared of a lock that a {@link LockedRun} call took: for {@code report-eu} evaluated from {@code
-     * report-#{#region}}, that template (while among the last {@value EvaluatedNames#LIMIT} names evaluated); else
-     * the name itself. The meters tag a lock with it, so a method makes as many series however many names it takes.
+     * The name as declared of a lock a call took, which the meters tag it with: {@code report-#{#region}} for {@code
+     * report-eu} (while among the last {@value EvaluatedNames#LIMIT} names evaluated), else the name itself.
      *
      * @param lockName the name of a lock
      * @return the template it was evaluated from, or the name itself
@@ -178,13 +171,10 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             }
             // runLocked bound a lease that ended before its acquire was answered: the body did not run
             return run.lease == null ? run.skip(LockedRunEvent.SkipReason.ERROR) : run.result;
-        } catch (RuntimeException e) {
-            if (run.lease == null) {
-                return run.failed(e); // the acquire failed
-            }
-            failure = e;
-            throw e;
         } catch (Exception | Error e) {
+            if (run.lease == null && e instanceof RuntimeException acquire) {
+                return run.failed(acquire); // the acquire failed
+            }
             failure = e;
             throw e;
         } finally {
@@ -198,10 +188,8 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     }
 
     /**
-     * Starts a call whose work ends after it returned, asking for its lock with {@code tryAcquireAsync}: a future of
-     * the run, or of null when the call is skipped, completed on the thread that answers the acquire. Cancelling it
-     * gives up the acquire (a lease won all the same is released) and ends the call's observation as skipped, with
-     * no event and no count.
+     * Starts a deferred call: a future of its run, or of null when skipped, completed where the acquire is answered.
+     * Cancelling it gives up the acquire (a lease won all the same is released), with no event and no count.
      */
     CompletableFuture<@Nullable Held> hold(AnnotatedMethods.Declared target, String name, Method method) {
         Run run = new Run(target, name, method, observer.startedDeferred(name, target.name()), null);
@@ -289,11 +277,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         }
     }
 
-    /**
-     * One call, in flight from its start to its end. A blocking call's body runs on its thread inside {@code
-     * runLocked}; a deferred call ({@link #hold}) has no thread: it is {@link Held}, ended by its caller, and
-     * cancelled instead of interrupted.
-     */
+    /** One call, in flight from its start to its end; a deferred one ({@link #hold}) has no thread to interrupt. */
     private final class Run implements Held {
         final AnnotatedMethods.Declared target;
         final String name;
@@ -302,10 +286,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         final LockedRunObserver.Call observed;
         final @Nullable Thread thread;
         final CompletableFuture<@Nullable Void> done = new CompletableFuture<>();
-        /** Set when the body starts. */
-        volatile @Nullable Lease lease;
-
-        volatile Instant startedAt = Instant.EPOCH;
+        volatile @Nullable Lease lease; // set when the body starts
         volatile boolean finished;
         volatile boolean lost;
         private volatile @Nullable Runnable cancel;
@@ -383,7 +364,6 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             if (!bound.isHeld()) {
                 return false;
             }
-            startedAt = Instant.now();
             startedNanos = System.nanoTime();
             lease = bound;
             events.publish(LockedRunEvent.started(LockedRuns.this, name, bound));
