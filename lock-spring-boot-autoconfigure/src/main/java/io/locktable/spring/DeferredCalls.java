@@ -38,23 +38,23 @@ final class DeferredCalls {
     }
 
     /** What a deferred call holds until its work ends: a {@link LockedRun} call's lock, or a place in a term. */
-    interface Held {
-        /** The lease the work runs under: the lock's, or the term's. */
-        Lease lease();
+    abstract static class Held {
+        /** Completed when the lease is lost, or the term ends, before {@link #end}: the work is then cancelled. */
+        final CompletableFuture<@Nullable Void> loss = new CompletableFuture<>();
 
-        /** Has the work cancelled (at once if due) when the lease is lost or the term ends before {@link #end}. */
-        void onLoss(Runnable cancel);
+        /** The lease the work runs under: the lock's, or the term's. */
+        abstract Lease lease();
 
         /** Ends the hold, once: releases the lock (after its minimum hold) or leaves the gate. May block. */
-        void end(@Nullable Throwable failure);
+        abstract void end(@Nullable Throwable failure);
     }
 
     private static final Logger log = LoggerFactory.getLogger(DeferredCalls.class);
 
     private final Supplier<@Nullable LeaderRunner> runner;
     private final Supplier<@Nullable LockedRuns> runs;
-    /** The cancellations of the calls in flight under each term: one hook per term, which may last for days. */
-    private final Map<Lease, Set<Runnable>> termCancels = new ConcurrentHashMap<>();
+    /** The calls in flight under each term, told when it ends: one hook per term, which may last for days of calls. */
+    private final Map<Lease, Set<Term>> termCalls = new ConcurrentHashMap<>();
 
     DeferredCalls(Supplier<@Nullable LeaderRunner> runner, Supplier<@Nullable LockedRuns> runs) {
         this.runner = runner;
@@ -157,17 +157,16 @@ final class DeferredCalls {
                 opening.cancel(true); // nothing if the hold was taken already
             }
         });
-        opening.whenComplete((held, failure) -> {
-            if (failure != null) {
-                result.completeExceptionally(failure); // cancelled by the caller's cancel, which it completes already
-            } else if (held == null) {
-                result.complete(null);
-            } else if (result.isDone()) {
-                held.end(new CancellationException("cancelled by its caller"));
-            } else {
-                follow(held, work, result);
-            }
-        });
+        opening.thenAccept(
+                held -> { // it fails only when cancelled, by the caller's cancel
+                    if (held == null) {
+                        result.complete(null);
+                    } else if (result.isDone()) {
+                        held.end(new CancellationException("cancelled by its caller"));
+                    } else {
+                        follow(held, work, result);
+                    }
+                });
         return result;
     }
 
@@ -177,14 +176,12 @@ final class DeferredCalls {
         try {
             source = (CompletionStage<Object>) held.lease().callAsCurrent(work);
         } catch (Exception | Error e) {
-            held.end(e);
-            result.completeExceptionally(e);
-            return;
+            source = CompletableFuture.failedFuture(e);
         }
         if (source == null) {
             source = CompletableFuture.completedFuture(null);
         } else if (source instanceof Future<?> future) {
-            held.onLoss(() -> future.cancel(true));
+            held.loss.thenRun(() -> future.cancel(true));
             result.whenComplete((value, failure) -> {
                 if (result.isCancelled()) {
                     future.cancel(true);
@@ -202,49 +199,42 @@ final class DeferredCalls {
     }
 
     /** A {@code @LeaderOnly} call in its gate for as long as its work runs, under the term's lease. */
-    private final class Term implements Held {
+    private final class Term extends Held {
         private final LeadershipGate gate;
         private final Lease lease;
-        private volatile @Nullable Runnable cancel;
 
         Term(LeadershipGate gate, Lease lease) {
             this.gate = gate;
             this.lease = lease;
+            Set<Term> fresh = ConcurrentHashMap.newKeySet();
+            Set<Term> calls = termCalls.putIfAbsent(lease, fresh);
+            if (calls == null) {
+                calls = fresh;
+                lease.whenEnded()
+                        .thenRun(
+                                () -> { // outside the map's update: it may run at once
+                                    Set<Term> ended = termCalls.remove(lease);
+                                    if (ended != null) {
+                                        ended.forEach(term -> term.loss.complete(null));
+                                    }
+                                });
+            }
+            calls.add(this);
+            if (lease.end().isPresent()) {
+                loss.complete(null); // ended meanwhile, perhaps after its hook ran
+            }
         }
 
         @Override
-        public Lease lease() {
+        Lease lease() {
             return lease;
         }
 
         @Override
-        public void onLoss(Runnable action) {
-            cancel = action;
-            Set<Runnable> fresh = ConcurrentHashMap.newKeySet();
-            Set<Runnable> inFlight = termCancels.putIfAbsent(lease, fresh);
-            if (inFlight == null) {
-                inFlight = fresh;
-                lease.whenEnded()
-                        .thenRun(
-                                () -> { // outside the map's update: it may run at once
-                                    Set<Runnable> ended = termCancels.remove(lease);
-                                    if (ended != null) {
-                                        ended.forEach(Runnable::run);
-                                    }
-                                });
-            }
-            inFlight.add(action);
-            if (lease.end().isPresent()) {
-                action.run(); // ended meanwhile, perhaps after its hook ran; a cancellation runs twice harmlessly
-            }
-        }
-
-        @Override
-        public void end(@Nullable Throwable failure) {
-            Runnable action = cancel;
-            Set<Runnable> inFlight = action == null ? null : termCancels.get(lease);
-            if (inFlight != null) {
-                inFlight.remove(action); // so the term does not keep every call it ran
+        void end(@Nullable Throwable failure) {
+            Set<Term> calls = termCalls.get(lease);
+            if (calls != null) {
+                calls.remove(this); // so the term does not keep every call it ran
             }
             gate.leave();
         }

@@ -278,7 +278,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     }
 
     /** One call, in flight from its start to its end; a deferred one ({@link #hold}) has no thread to interrupt. */
-    private final class Run implements Held {
+    private final class Run extends Held {
         final AnnotatedMethods.Declared target;
         final String name;
         final Method method;
@@ -289,7 +289,6 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         volatile @Nullable Lease lease; // set when the body starts
         volatile boolean finished;
         volatile boolean lost;
-        private volatile @Nullable Runnable cancel;
         private boolean interrupted; // guarded by this
         long startedNanos;
         Duration took = Duration.ZERO;
@@ -316,7 +315,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         }
 
         @Override
-        public Lease lease() {
+        Lease lease() {
             return Objects.requireNonNull(lease, "lease");
         }
 
@@ -373,28 +372,16 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
 
         /** Ends a deferred run: releases the lease as {@code runLocked} does, not before the minimum hold. */
         @Override
-        public void end(@Nullable Throwable failure) {
+        void end(@Nullable Throwable failure) {
             finish();
             lease().releaseAfter(target.minHold().minusNanos(System.nanoTime() - startedNanos));
             ended(failure);
         }
 
-        /** The action may run twice, as {@link #leaseEnded} may see it as it is set: a cancellation is idempotent. */
-        @Override
-        public void onLoss(Runnable action) {
-            cancel = action;
-            if (lost && !finished) {
-                action.run();
-            }
-        }
-
         /** On the lock table's event thread; a release is the run's own, not a loss. */
         private void leaseEnded(LeaseEnd end) {
             if (end != LeaseEnd.RELEASED && lost(end, true)) {
-                Runnable action = cancel;
-                if (action != null) {
-                    action.run();
-                }
+                loss.complete(null); // out of the monitor: it runs the work's cancellation
             }
         }
 

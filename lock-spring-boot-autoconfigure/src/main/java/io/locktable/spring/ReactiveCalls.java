@@ -76,11 +76,9 @@ final class ReactiveCalls {
     /** The method's publisher, subscribed with the lease bound and in its context, cut short on a loss. */
     private static Flux<Object> bound(Held held, Callable<@Nullable Object> work) {
         Lease lease = held.lease();
-        CompletableFuture<@Nullable Void> lost = new CompletableFuture<>();
-        held.onLoss(() -> lost.complete(null));
         Publisher<Object> subscribedBound = subscriber -> subscribe(lease, work, subscriber);
         return Flux.from(subscribedBound)
-                .takeUntilOther(Mono.fromFuture(lost))
+                .takeUntilOther(Mono.fromFuture(held.loss, true))
                 .contextWrite(context -> context.put(LeaseThreadLocalAccessor.KEY, lease));
     }
 
