@@ -21,12 +21,11 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Runs the calls of {@link LeaderOnly} and {@link LockedRun} methods whose work runs after they returned, holding the
- * lock (asked for with {@code tryAcquireAsync}: no thread waits) or the leadership's term until that work ends. A
- * {@code CompletableFuture} or {@code CompletionStage} method is called once the hold is taken, and its caller gets
- * at once a dependent future (of null when skipped). A Reactor {@code Mono}, {@code Flux} or {@code Publisher}, or a
- * Kotlin suspend function, asks for the hold when subscribed ({@link ReactiveCalls}). The work is cancelled when the
- * lease is lost or the term ends. Reactor is optional: its types are told by their names, and {@link ReactiveCalls}
- * is loaded only for a reactive call, which startup allows only with Reactor on the class path.
+ * lock (asked for with {@code tryAcquireAsync}: no thread waits) or the term until the work ends, and cancelling the
+ * work when the lease is lost or the term ends: a {@code CompletableFuture} or {@code CompletionStage} method is
+ * called once the hold is taken, its caller getting a dependent future at once; a {@code Mono}, {@code Flux}, {@code
+ * Publisher} or suspend function takes its hold when subscribed ({@link ReactiveCalls}, loaded only for those, which
+ * startup allows only with Reactor on the class path).
  */
 final class DeferredCalls {
 

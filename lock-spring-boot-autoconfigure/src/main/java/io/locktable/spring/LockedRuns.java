@@ -158,7 +158,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     /** Runs one call under the lock of the given name; returns what the body returned, or what a skip returns. */
     @Nullable
     Object call(AnnotatedMethods.Declared target, String name, Method method, Callable<Object> body) throws Exception {
-        Run run = new Run(target, name, method, observer.started(name, target.name()), Thread.currentThread());
+        Run run = new Run(target, name, method, Thread.currentThread());
         if (!accepting) {
             return run.skip(LockedRunEvent.SkipReason.STOPPED);
         }
@@ -192,7 +192,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
      * Cancelling it gives up the acquire (a lease won all the same is released), with no event and no count.
      */
     CompletableFuture<@Nullable Held> hold(AnnotatedMethods.Declared target, String name, Method method) {
-        Run run = new Run(target, name, method, observer.startedDeferred(name, target.name()), null);
+        Run run = new Run(target, name, method, null);
         CompletableFuture<Optional<Lease>> acquiring;
         try {
             if (!accepting) {
@@ -296,17 +296,15 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         @Nullable
         Object result;
 
-        Run(
-                AnnotatedMethods.Declared target,
-                String name,
-                Method method,
-                LockedRunObserver.Call observed,
-                @Nullable Thread thread) {
+        /** Starts a call, on the caller's thread; a deferred one, with no thread, has its work end elsewhere. */
+        Run(AnnotatedMethods.Declared target, String name, Method method, @Nullable Thread thread) {
             this.target = target;
             this.name = name;
             this.method = method;
-            this.observed = observed;
             this.thread = thread;
+            observed = thread == null
+                    ? observer.startedDeferred(name, target.name())
+                    : observer.started(name, target.name());
             perName = names.computeIfAbsent(target.name(), n -> new PerName());
             if (!name.equals(target.name())) {
                 evaluated.note(name, target.name()); // before the acquire, whose events the meters tag
@@ -427,11 +425,9 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                     : failure != null ? LockedRunEvent.Outcome.FAILED : LockedRunEvent.Outcome.COMPLETED;
             events.publish(LockedRunEvent.ended(LockedRuns.this, name, lease(), outcome, took, failure));
             observed.ended(
-                    switch (outcome) {
-                        case LOST -> LockedRunObserver.Outcome.LOST;
-                        case FAILED -> LockedRunObserver.Outcome.FAILED;
-                        case COMPLETED -> LockedRunObserver.Outcome.RAN;
-                    },
+                    lost
+                            ? LockedRunObserver.Outcome.LOST
+                            : failure != null ? LockedRunObserver.Outcome.FAILED : LockedRunObserver.Outcome.RAN,
                     failure);
             close();
         }
