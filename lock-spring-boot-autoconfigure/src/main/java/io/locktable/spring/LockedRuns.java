@@ -457,7 +457,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                         locks.tableName(),
                         error.toString().replaceAll("\\s*\\R\\s*", " "));
             }
-            log.debug("@LockedRun '{}': acquire failed ({} in a row)", name, inRow, error);
+            log.debug("@LockedRun '{}': the failed acquire ({} in a row)", name, inRow, error);
             return skip(LockedRunEvent.SkipReason.ERROR);
         }
 
