@@ -13,7 +13,6 @@ import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -30,7 +29,7 @@ final class ReactiveCalls {
 
     private ReactiveCalls() {}
 
-    /** A publisher of the method's shape ({@code Mono} or else {@code Flux}) that holds while the method's runs. */
+    /** A {@code Mono} (or else a {@code Flux}) that holds while the method's publisher runs. */
     static Publisher<?> hold(
             boolean mono, Supplier<CompletableFuture<@Nullable Held>> open, Callable<@Nullable Object> work) {
         if (mono) {
@@ -89,8 +88,7 @@ final class ReactiveCalls {
             try {
                 source = (Publisher<Object>) work.call();
             } catch (Exception | Error e) {
-                Operators.error(subscriber, e);
-                return;
+                source = Flux.error(e);
             }
             (source == null ? Flux.empty() : source).subscribe(subscriber);
         }
