@@ -21,44 +21,39 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Runs the calls of {@link LeaderOnly} and {@link LockedRun} methods whose work runs after they returned, holding the
- * lock or the leadership's term until that work ends:
- *
- * <ul>
- *   <li>a {@code CompletableFuture} or {@code CompletionStage}: the lock is asked for (or the leadership checked)
- *       when the method is called, and the call returns at once a dependent future; the method itself is called once
- *       the lock is taken, and the lock held until the stage it returned completes; the future is cancelled when the
- *       lease is lost or the term ends; a skipped call returns a future completed with null;
- *   <li>a Reactor {@code Mono}, {@code Flux} or {@code Publisher}, and a Kotlin {@code suspend} function (which
- *       Spring's proxy hands to its interceptors as a {@code Mono}): the lock is asked for when the returned
- *       publisher is subscribed, the method itself is called once it is taken, and the lock held until the
- *       publisher ends; see {@link ReactiveCalls}. A skipped subscription completes empty.
- * </ul>
- *
- * No thread waits for the lock: it is asked for with lock-core's {@code tryAcquireAsync}, whose answer comes on the
- * JDK's default asynchronous executor.
- *
- * Reactor is optional: its types are told by their names, and {@link ReactiveCalls}, which uses it, is loaded only
- * for a call of a reactive shape, which startup lets through only when Reactor is on the class path.
+ * lock (asked for with {@code tryAcquireAsync}: no thread waits) or the term until the work ends, and cancelling the
+ * work when the lease is lost or the term ends: a {@code CompletableFuture} or {@code CompletionStage} method is
+ * called once the hold is taken, its caller getting a dependent future at once; a {@code Mono}, {@code Flux}, {@code
+ * Publisher} or suspend function takes its hold when subscribed ({@link ReactiveCalls}, loaded only for those, which
+ * startup allows only with Reactor on the class path).
  */
 final class DeferredCalls {
 
-    /** What a method returns, as far as the hold goes. */
+    /** What a method returns: a future or stage; a {@code Mono} or a suspend function; a {@code Flux} or publisher. */
     enum Shape {
-        /** A {@code CompletableFuture} or a {@code CompletionStage}. */
         STAGE,
-        /** A {@code Mono}, or a Kotlin suspend function. */
         MONO,
-        /** A {@code Flux} or a {@code Publisher}. */
         FLUX
+    }
+
+    /** What a deferred call holds until its work ends: a {@link LockedRun} call's lock, or a place in a term. */
+    abstract static class Held {
+        /** Completed when the lease is lost, or the term ends, before {@link #end}: the work is then cancelled. */
+        final CompletableFuture<@Nullable Void> loss = new CompletableFuture<>();
+
+        /** The lease the work runs under: the lock's, or the term's. */
+        abstract Lease lease();
+
+        /** Ends the hold, once: releases the lock (after its minimum hold) or leaves the gate. May block. */
+        abstract void end(@Nullable Throwable failure);
     }
 
     private static final Logger log = LoggerFactory.getLogger(DeferredCalls.class);
 
-    private static final String CONTINUATION = "kotlin.coroutines.Continuation";
-
     private final Supplier<@Nullable LeaderRunner> runner;
     private final Supplier<@Nullable LockedRuns> runs;
-    private final TermEnds termEnds = new TermEnds();
+    /** The calls in flight under each term, told when it ends: one hook per term, which may last for days of calls. */
+    private final Map<Lease, Set<Term>> termCalls = new ConcurrentHashMap<>();
 
     DeferredCalls(Supplier<@Nullable LeaderRunner> runner, Supplier<@Nullable LockedRuns> runs) {
         this.runner = runner;
@@ -66,10 +61,8 @@ final class DeferredCalls {
     }
 
     /**
-     * The shape of a method whose work the hold can follow, told by the names of its types; null for a method that
-     * returns a value (its work is done when it returns), or hands its work over in a way this class cannot follow
-     * (a bare {@code Future}, another reactive library). {@link AnnotatedMethods} refuses at startup a method of a
-     * shape whose library is missing ({@link #missingLibrary}), so a call of such a shape finds it present.
+     * The shape of a method whose work the hold can follow, told by the names of its types; null for a method whose
+     * work is done when it returns, or handed over in a way this class cannot follow (a bare {@code Future}).
      */
     static @Nullable Shape shape(Method method) {
         if (isSuspend(method)) {
@@ -86,10 +79,7 @@ final class DeferredCalls {
         };
     }
 
-    /**
-     * The library a method of a reactive shape needs and the class loader lacks, or null: Reactor, and for a suspend
-     * function the coroutines' Reactor bridge, which Spring's proxies call it through.
-     */
+    /** The library a reactive method needs and the class loader lacks, or null; {@link AnnotatedMethods} refuses it. */
     static @Nullable String missingLibrary(Method method, @Nullable ClassLoader loader) {
         Shape shape = shape(method);
         if (shape == null || shape == Shape.STAGE) {
@@ -108,7 +98,7 @@ final class DeferredCalls {
     private static boolean isSuspend(Method method) {
         Class<?>[] parameters = method.getParameterTypes();
         return parameters.length > 0
-                && parameters[parameters.length - 1].getName().equals(CONTINUATION);
+                && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation");
     }
 
     /** Runs or defers a call of a method of the given shape. */
@@ -127,43 +117,36 @@ final class DeferredCalls {
                 () -> LockAnnotationInterceptor.proceed(proxied.invocableClone()));
     }
 
-    /**
-     * Takes the lock, or enters the leadership's gate, for one run of the work, without waiting: a future of the
-     * hold, of null when the call is skipped (counted and told as a blocking call's skip is). A lock's future
-     * completes when its acquire is answered; a leadership's at once.
-     */
+    /** Takes the hold without waiting: a future of it, of null when the call is skipped. */
     private CompletableFuture<@Nullable Held> open(AnnotatedMethods.Declared declared, MethodInvocation invocation) {
         Method method = invocation.getMethod();
+        LeaderRunner leaders = null;
         if (declared.kind() == AnnotatedMethods.Kind.LOCKED_RUN) {
-            LockedRuns current = runs.get();
-            if (current == null) {
-                log.debug("Skipped {}: the context has no single lock table", method);
-                return CompletableFuture.completedFuture(null);
+            LockedRuns lockedRuns = runs.get();
+            if (lockedRuns != null) {
+                String name = declared.lockName(invocation.getThis(), invocation.getArguments());
+                return lockedRuns.hold(declared, name, method);
             }
-            String name = declared.lockName(invocation.getThis(), invocation.getArguments());
-            return current.hold(declared, name, method);
+        } else {
+            leaders = runner.get();
         }
-        LeaderRunner current = runner.get();
-        if (current == null) {
+        if (leaders == null) {
             log.debug("Skipped {}: the context has no single lock table", method);
             return CompletableFuture.completedFuture(null);
         }
-        LeadershipGate gate = current.register(declared.name(), declared.leaseDuration());
+        LeadershipGate gate = leaders.register(declared.name(), declared.leaseDuration());
         Optional<Lease> lease = gate.admit();
         if (lease.isEmpty()) {
             log.debug("Skipped {}: this instance does not lead '{}'", declared.method(), declared.name());
             return CompletableFuture.completedFuture(null);
         }
-        return CompletableFuture.completedFuture(new Term(gate, lease.get(), termEnds));
+        return CompletableFuture.completedFuture(new Term(gate, lease.get()));
     }
 
     /**
-     * Calls the method once the hold is taken, with the lease bound, and holds until the stage it returned completes.
-     * The caller gets at once a dependent stage, which completes after the hold ended: with what the method's stage
-     * completed with, with what the method threw, or with null when the call was skipped (or the method returned
-     * null). The method runs on the thread that took the hold: the caller's for a leadership, the one that completed
-     * the acquire for a lock. Cancelling the caller's stage gives up an acquire still under way (the method is then
-     * never called, and a lease won meanwhile released), or cancels the method's future.
+     * Calls the method once the hold is taken, with the lease bound, on the thread that took it, and holds until the
+     * stage it returned completes; the caller's stage completes after the hold ended. Cancelling the caller's stage
+     * gives up an acquire under way (the method is then never called), or cancels the method's future.
      */
     private static CompletableFuture<@Nullable Object> stage(
             CompletableFuture<@Nullable Held> opening, Callable<@Nullable Object> work) {
@@ -173,38 +156,31 @@ final class DeferredCalls {
                 opening.cancel(true); // nothing if the hold was taken already
             }
         });
-        opening.whenComplete((held, failure) -> {
-            if (failure != null) {
-                result.completeExceptionally(failure); // cancelled by the caller's cancel, which it completes already
-            } else if (held == null) {
-                result.complete(null);
-            } else if (result.isDone()) {
-                held.end(new CancellationException("cancelled by its caller"));
-            } else {
-                follow(held, work, result);
-            }
-        });
+        opening.thenAccept(
+                held -> { // it fails only when cancelled, by the caller's cancel
+                    if (held == null) {
+                        result.complete(null);
+                    } else if (result.isDone()) {
+                        held.end(new CancellationException("cancelled by its caller"));
+                    } else {
+                        follow(held, work, result);
+                    }
+                });
         return result;
     }
 
     @SuppressWarnings("unchecked")
     private static void follow(Held held, Callable<@Nullable Object> work, CompletableFuture<@Nullable Object> result) {
-        Object returned;
+        CompletionStage<Object> source;
         try {
-            returned = held.lease().callAsCurrent(work);
+            source = (CompletionStage<Object>) held.lease().callAsCurrent(work);
         } catch (Exception | Error e) {
-            held.end(e);
-            result.completeExceptionally(e);
-            return;
+            source = CompletableFuture.failedFuture(e);
         }
-        if (returned == null) {
-            held.end(null);
-            result.complete(null);
-            return;
-        }
-        CompletionStage<Object> source = (CompletionStage<Object>) returned;
-        if (source instanceof Future<?> future) {
-            held.onLoss(() -> future.cancel(true));
+        if (source == null) {
+            source = CompletableFuture.completedFuture(null);
+        } else if (source instanceof Future<?> future) {
+            held.loss.thenRun(() -> future.cancel(true));
             result.whenComplete((value, failure) -> {
                 if (result.isCancelled()) {
                     future.cancel(true);
@@ -221,73 +197,45 @@ final class DeferredCalls {
         });
     }
 
-    /** A {@code @LeaderOnly} call in its gate, for as long as its work runs: the term's lease is its lease. */
-    private static final class Term implements Held {
+    /** A {@code @LeaderOnly} call in its gate for as long as its work runs, under the term's lease. */
+    private final class Term extends Held {
         private final LeadershipGate gate;
         private final Lease lease;
-        private final TermEnds termEnds;
-        private volatile @Nullable Runnable cancel;
 
-        Term(LeadershipGate gate, Lease lease, TermEnds termEnds) {
+        Term(LeadershipGate gate, Lease lease) {
             this.gate = gate;
             this.lease = lease;
-            this.termEnds = termEnds;
+            Set<Term> fresh = ConcurrentHashMap.newKeySet();
+            Set<Term> calls = termCalls.putIfAbsent(lease, fresh);
+            if (calls == null) {
+                calls = fresh;
+                lease.whenEnded()
+                        .thenRun(
+                                () -> { // outside the map's update: it may run at once
+                                    Set<Term> ended = termCalls.remove(lease);
+                                    if (ended != null) {
+                                        ended.forEach(term -> term.loss.complete(null));
+                                    }
+                                });
+            }
+            calls.add(this);
+            if (lease.end().isPresent()) {
+                loss.complete(null); // ended meanwhile, perhaps after its hook ran
+            }
         }
 
         @Override
-        public Lease lease() {
+        Lease lease() {
             return lease;
         }
 
         @Override
-        public void onLoss(Runnable action) {
-            cancel = action;
-            termEnds.add(lease, action);
-        }
-
-        @Override
-        public void end(@Nullable Throwable failure) {
-            Runnable action = cancel;
-            if (action != null) {
-                termEnds.remove(lease, action);
+        void end(@Nullable Throwable failure) {
+            Set<Term> calls = termCalls.get(lease);
+            if (calls != null) {
+                calls.remove(this); // so the term does not keep every call it ran
             }
             gate.leave();
-        }
-    }
-
-    /**
-     * The cancellations of the calls in flight under each term, run when the term ends (lost, stepped down,
-     * stopped). One hook on each term's end, not one per call: a term may last for days of calls.
-     */
-    private static final class TermEnds {
-        private final Map<Lease, Set<Runnable>> cancels = new ConcurrentHashMap<>();
-
-        void add(Lease term, Runnable cancel) {
-            Set<Runnable> fresh = ConcurrentHashMap.newKeySet();
-            Set<Runnable> inFlight = cancels.putIfAbsent(term, fresh);
-            if (inFlight == null) {
-                inFlight = fresh;
-                term.whenEnded().thenRun(() -> ended(term)); // outside the map's update: it may run at once
-            }
-            inFlight.add(cancel);
-            if (term.end().isPresent()) {
-                cancel.run(); // ended meanwhile, perhaps after its hook ran; a cancellation runs twice harmlessly
-            }
-        }
-
-        /** Forgets a call's cancellation when the call ended, so the term does not keep every call it ran. */
-        void remove(Lease term, Runnable cancel) {
-            Set<Runnable> inFlight = cancels.get(term);
-            if (inFlight != null) {
-                inFlight.remove(cancel);
-            }
-        }
-
-        private void ended(Lease term) {
-            Set<Runnable> inFlight = cancels.remove(term);
-            if (inFlight != null) {
-                inFlight.forEach(Runnable::run);
-            }
         }
     }
 }

@@ -3,9 +3,9 @@ package io.locktable.spring;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Hears each {@link LockedRun} call on the caller's thread, from before its lock is asked for to its end, skipped
- * calls included: for observations, which start and stop on that thread so that a trace nests the run under the
- * caller and the body's own spans under the run. Set with {@link LockedRuns#observer(LockedRunObserver)}.
+ * Hears each {@link LockedRun} call from before its lock is asked for to its end, skipped calls included: for
+ * observations, so that a trace nests the run under the caller and the body's spans under the run. Set with {@link
+ * LockedRuns#observer(LockedRunObserver)}.
  */
 public interface LockedRunObserver {
 
@@ -16,7 +16,7 @@ public interface LockedRunObserver {
     LockedRunObserver NONE = (name, declaredName) -> NONE_CALL;
 
     /**
-     * A call starts, before its lock is asked for.
+     * A call starts, on the caller's thread, before its lock is asked for.
      *
      * @param name the lock's name, as this call evaluated it
      * @param declaredName the name as declared: a template such as {@code report-#{#region}}, or the name itself
@@ -25,10 +25,9 @@ public interface LockedRunObserver {
     Call started(String name, String declaredName);
 
     /**
-     * A call whose work ends after it returned (a {@code CompletableFuture}, a {@code Mono}, a {@code Flux}, a Kotlin
-     * suspend function) starts, before its lock is asked for. Its end may be heard on another thread, so nothing may
-     * be left open on the caller's thread (such as an observation's scope). A call cancelled by its caller while its
-     * lock is asked for ends {@link Outcome#SKIPPED}. By default it is not heard.
+     * A call whose work ends after it returned (a future, a {@code Mono}, a {@code Flux}, a suspend function) starts.
+     * Its end may come on another thread, so nothing may stay open on the caller's (such as an observation's scope);
+     * a call cancelled while its lock is asked for ends {@link Outcome#SKIPPED}. Not heard by default.
      *
      * @param name the lock's name, as this call evaluated it
      * @param declaredName the name as declared

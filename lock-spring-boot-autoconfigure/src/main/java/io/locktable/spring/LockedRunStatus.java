@@ -1,7 +1,6 @@
 package io.locktable.spring;
 
 import java.time.Instant;
-import java.util.Objects;
 
 /**
  * A {@link LockedRun} run whose body is running now on this instance, for endpoints and logs.
@@ -12,19 +11,6 @@ import java.util.Objects;
  *
  * @param name the name of the lock
  * @param fencingToken the fencing token of the run's lease
- * @param startedAt when the body started, on the wall clock
+ * @param startedAt when the run took its lock, on the wall clock
  */
-public record LockedRunStatus(String name, long fencingToken, Instant startedAt) {
-
-    /**
-     * Checks that no component is null.
-     *
-     * @param name the name of the lock
-     * @param fencingToken the fencing token
-     * @param startedAt when the body started
-     */
-    public LockedRunStatus {
-        Objects.requireNonNull(name, "name");
-        Objects.requireNonNull(startedAt, "startedAt");
-    }
-}
+public record LockedRunStatus(String name, long fencingToken, Instant startedAt) {}

@@ -3,10 +3,9 @@ package io.locktable.spring;
 import io.locktable.Lease;
 import io.locktable.LeaseEnd;
 import io.locktable.LockTable;
+import io.locktable.spring.DeferredCalls.Held;
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
@@ -20,10 +19,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,42 +32,16 @@ import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Runs the calls of {@link LockedRun} methods, each under a lock of its own in a {@link LockTable}, and keeps what
- * the endpoint, the meters and the events tell about them. The auto-configuration registers it when the context has
- * a single lock table.
+ * Runs each call of a {@link LockedRun} method under a lock of its own, through {@link LockTable#runLocked} (or,
+ * for work that ends after the call returned, {@code tryAcquireAsync}: see {@link DeferredCalls}), and keeps what the
+ * endpoint, the meters and the {@link LockedRunEvent}s tell about the runs. A lost lease interrupts the run's thread
+ * when {@link LockedRun#interruptOnLoss()} says so, or cancels deferred work. A {@link SmartLifecycle} stopping after
+ * the task schedulers: a stop starts no new run and waits for the calls in flight, at most the shutdown timeout.
  *
  * <pre>{@code
  * lockedRuns.running();                // the runs whose body runs now on this instance
  * lockedRuns.skipped("hourly-report"); // calls skipped since startup
  * }</pre>
- *
- * <p><b>A run</b> is lock-core's {@link LockTable#runLocked}: on the caller's thread, the lock is taken with {@code
- * tryAcquire}, the body runs with the lease bound as {@link Lease#current()}, and the lease is released when it
- * ends, but not before the run's {@link LockedRun#minHold()}: the lock table then keeps it, renewed, and releases it
- * from its own timer (or when it closes, with the context). The caller never waits for a hold.
- *
- * <p><b>Losses.</b> The lock table ends a lease it loses on its own event thread; this component then interrupts the
- * run's thread when the method asks for it ({@link LockedRun#interruptOnLoss()}), and publishes a {@link
- * LockedRunEvent} of kind {@code LOST}. An interrupt it caused is cleared when the run ends, so it never reaches the
- * caller's next task.
- *
- * <p><b>Work that ends after the call returned</b> (a {@code CompletableFuture}, a {@code Mono}, a {@code Flux}, a
- * Kotlin suspend function; see {@link DeferredCalls}): the lock is asked for with {@code tryAcquireAsync} when the
- * method is called or its publisher subscribed, so that no thread waits for DynamoDB (a Reactor thread must not
- * block), and the work starts once the lock is taken; the run is among {@link #running()} until the work ends, its
- * release honours the minimum hold (from a timer), and a lost lease cancels the work instead of interrupting a
- * thread. A stop waits for such a run from its subscription (or call) on, its acquire included.
- *
- * <p><b>Events.</b> {@link LockedRunEvent}s of the kinds {@code STARTED}, {@code LOST}, {@code ENDED} and {@code
- * SKIPPED}, delivered in order on the thread {@code locktable-events}, never on a run's thread.
- *
- * <p><b>Lifecycle.</b> A {@link SmartLifecycle} of the phase {@link LeaderRunner#PHASE}: it stops after the task
- * schedulers, which let their calls in flight finish. Then it starts no new run (calls are skipped with {@link
- * LockedRunEvent.SkipReason#STOPPED}) and waits for the runs still in flight (at most the shutdown timeout). The
- * locks kept for their minimum hold are released when the lock table closes, with the context: a {@code minHold}
- * does not outlast the application.
- *
- * <p>Thread-safe.
  */
 public final class LockedRuns implements SmartLifecycle, ApplicationEventPublisherAware {
 
@@ -79,21 +53,15 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     private final EventThread events = new EventThread(this);
     private final ConcurrentSkipListMap<String, PerName> names = new ConcurrentSkipListMap<>();
     private final EvaluatedNames evaluated = new EvaluatedNames();
-    private final Set<Run> running = ConcurrentHashMap.newKeySet();
-    /** The acquires of {@link #hold} not answered yet: runs in flight that are not among {@link #running} yet. */
-    private final AtomicInteger opening = new AtomicInteger();
-
-    private final ReentrantLock lifecycle = new ReentrantLock();
-    /** Signalled, under {@link #lifecycle}, when a run ends. */
-    private final Condition runEnded = lifecycle.newCondition();
+    /** The calls from their start (before the acquire) to their end: a stop waits for them. */
+    private final Set<Run> inFlight = ConcurrentHashMap.newKeySet();
 
     private volatile LockedRunObserver observer = LockedRunObserver.NONE;
     private volatile boolean accepting = true;
     private volatile boolean started;
 
     /**
-     * Creates the runs of a lock table, whose stop waits at most {@link LeaderRunner#DEFAULT_SHUTDOWN_TIMEOUT} for
-     * the runs in flight.
+     * Creates the runs of a lock table, whose stop waits at most {@link LeaderRunner#DEFAULT_SHUTDOWN_TIMEOUT}.
      *
      * @param locks the lock table
      */
@@ -118,24 +86,22 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     }
 
     /**
-     * The runs whose body runs now on this instance. Runs that ended and keep their lock for their minimum hold are
-     * not among them; their leases are among the lock table's {@link LockTable#heldLeases()}.
+     * The runs whose body runs now on this instance (not those whose lock is kept for a minimum hold).
      *
      * @return a snapshot, sorted by name, then by start
      */
     public List<LockedRunStatus> running() {
-        List<LockedRunStatus> all = new ArrayList<>();
-        for (Run run : running) {
-            all.add(new LockedRunStatus(run.name(), run.lease().fencingToken(), run.startedAt));
-        }
-        all.sort(Comparator.comparing(LockedRunStatus::name).thenComparing(LockedRunStatus::startedAt));
-        return all;
+        return inFlight.stream()
+                .filter(run -> run.lease != null && !run.finished)
+                .map(run -> new LockedRunStatus(
+                        run.name, run.lease().fencingToken(), run.lease().acquiredAt()))
+                .sorted(Comparator.comparing(LockedRunStatus::name).thenComparing(LockedRunStatus::startedAt))
+                .toList();
     }
 
     /**
-     * The names of the locks of the {@link LockedRun} methods: those found at startup, and those first met at a call.
-     * A name with {@code #{...}} parts is here as declared, such as {@code report-#{#region}}, not as each call
-     * evaluates it.
+     * The names of the locks of the {@link LockedRun} methods, found at startup or first met at a call; a name with
+     * {@code #{...}} parts as declared, such as {@code report-#{#region}}.
      *
      * @return an unmodifiable snapshot, sorted
      */
@@ -144,9 +110,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     }
 
     /**
-     * How many calls of a lock were skipped since this component was created, for any reason. A monotonic count,
-     * for a meter such as {@code locktable.run.skipped}. The calls of a name with {@code #{...}} parts count under
-     * the name as declared, such as {@code report-#{#region}}, whatever each evaluated to.
+     * How many calls of a lock were skipped since startup, for any reason: a monotonic count, for a meter.
      *
      * @param name the name of the lock, as among {@link #names()}
      * @return the number of skipped calls, 0 for a name never used
@@ -157,10 +121,8 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     }
 
     /**
-     * The name as declared of a lock that a {@link LockedRun} call took: for a name evaluated from a declared name
-     * with {@code #{...}} parts, such as {@code report-eu} from {@code report-#{#region}}, that template, as long as
-     * it is among the last {@value EvaluatedNames#LIMIT} names evaluated on this instance; else the name itself. The
-     * meters tag a lock with it, so that a method makes as many series however many names its calls take.
+     * The name as declared of a lock a call took, which the meters tag it with: {@code report-#{#region}} for {@code
+     * report-eu} (while among the last {@value EvaluatedNames#LIMIT} names evaluated), else the name itself.
      *
      * @param lockName the name of a lock
      * @return the template it was evaluated from, or the name itself
@@ -180,7 +142,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     }
 
     /**
-     * Sets what hears each call on its thread, such as the starter's observations of runs.
+     * Sets what hears each call, such as the starter's observations of runs.
      *
      * @param observer the observer, {@link LockedRunObserver#NONE} for none
      */
@@ -193,85 +155,53 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         names.computeIfAbsent(name, n -> new PerName());
     }
 
-    /**
-     * Runs one call through {@link LockTable#runLocked} under the lock of the given name (the declared one, or the
-     * one evaluated from its template), and tells how it went. Returns what the body returned, or what a skipped
-     * call returns.
-     */
+    /** Runs one call under the lock of the given name; returns what the body returned, or what a skip returns. */
     @Nullable
     Object call(AnnotatedMethods.Declared target, String name, Method method, Callable<Object> body) throws Exception {
-        PerName perName = names.computeIfAbsent(target.name(), n -> new PerName());
-        if (!name.equals(target.name())) {
-            evaluated.note(name, target.name()); // before the acquire, whose events the meters tag
-        }
-        LockedRunObserver.Call observed = observer.started(name, target.name());
+        Run run = new Run(target, name, method, Thread.currentThread());
         if (!accepting) {
-            return skip(target, name, method, perName, LockedRunEvent.SkipReason.STOPPED, observed);
+            return run.skip(LockedRunEvent.SkipReason.STOPPED);
         }
-        Run run = new Run(target, name, perName, Thread.currentThread());
         Throwable failure = null;
         try {
             if (locks.runLocked(name, target.leaseDuration(), target.minHold(), () -> run.call(body))
                     .isEmpty()) {
-                perName.answered(target);
-                return skip(target, name, method, perName, LockedRunEvent.SkipReason.BUSY, observed);
+                run.answered();
+                return run.skip(LockedRunEvent.SkipReason.BUSY);
             }
-        } catch (RuntimeException e) {
-            if (!run.started) { // the acquire failed: the body never ran
-                perName.failed(target, name, locks.tableName(), e);
-                return skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR, observed);
-            }
-            failure = e;
-            throw e;
+            // runLocked bound a lease that ended before its acquire was answered: the body did not run
+            return run.lease == null ? run.skip(LockedRunEvent.SkipReason.ERROR) : run.result;
         } catch (Exception | Error e) {
+            if (run.lease == null && e instanceof RuntimeException acquire) {
+                return run.failed(acquire); // the acquire failed
+            }
             failure = e;
             throw e;
         } finally {
-            if (run.started) {
-                ended(run, failure, observed); // after runLocked released the lease, or left it to its minHold
+            if (run.lease != null) {
+                run.ended(failure); // after runLocked released the lease, or left it to its minHold
             } else if (failure != null) {
-                observed.ended(LockedRunObserver.Outcome.FAILED, failure); // an Error before the body
+                run.observed.ended(LockedRunObserver.Outcome.FAILED, failure); // an Error before the body
+                run.close();
             }
         }
-        if (!run.started) {
-            log.debug("Skipped {}: the acquire of '{}' was answered after a whole lease", target.method(), run.lease());
-            return skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR, observed);
-        }
-        return run.result;
     }
 
     /**
-     * Starts a run whose work ends after the call returned (a publisher, a future; see {@link DeferredCalls}): asks
-     * for the lock with {@code tryAcquireAsync}, so the calling thread never waits for DynamoDB, and returns a future
-     * of the run, which the caller ends when the work ends, and which is cancelled when its lease is lost. The future
-     * completes with null when the call is skipped, counted and told as a blocking call's skip; it completes on the
-     * thread that completes the acquire (the JDK's default asynchronous executor), or at once when skipped before
-     * asking.
-     *
-     * <p>The run is in flight for {@link #stop()} from this call on, before its lock is taken. Cancelling the future
-     * before it completed gives up the acquire: a lease it wins all the same is released (by lock-core, or here when
-     * the acquire had completed already), the work is never started, and the call's observation ends as skipped,
-     * with no event and no count: nothing was skipped for another instance or a failure.
+     * Starts a deferred call: a future of its run, or of null when skipped, completed where the acquire is answered.
+     * Cancelling it gives up the acquire (a lease won all the same is released), with no event and no count.
      */
     CompletableFuture<@Nullable Held> hold(AnnotatedMethods.Declared target, String name, Method method) {
-        PerName perName = names.computeIfAbsent(target.name(), n -> new PerName());
-        if (!name.equals(target.name())) {
-            evaluated.note(name, target.name());
-        }
-        LockedRunObserver.Call observed = observer.startedDeferred(name, target.name());
-        opening.incrementAndGet(); // before reading accepting, which a stop clears before it reads this count
-        if (!accepting) {
-            opened();
-            skip(target, name, method, perName, LockedRunEvent.SkipReason.STOPPED, observed);
-            return CompletableFuture.completedFuture(null);
-        }
+        Run run = new Run(target, name, method, null);
         CompletableFuture<Optional<Lease>> acquiring;
         try {
+            if (!accepting) {
+                run.skip(LockedRunEvent.SkipReason.STOPPED);
+                return CompletableFuture.completedFuture(null);
+            }
             acquiring = locks.tryAcquireAsync(name, target.leaseDuration());
         } catch (RuntimeException e) {
-            opened();
-            perName.failed(target, name, locks.tableName(), e);
-            skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR, observed);
+            run.failed(e);
             return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<@Nullable Held> result = new CompletableFuture<>();
@@ -281,167 +211,55 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             }
         });
         acquiring.whenComplete((acquired, failure) -> {
-            try {
-                Held held = begin(target, name, method, perName, observed, acquired, failure, result);
-                if (!result.complete(held) && held != null) {
-                    held.end(new CancellationException("cancelled by its caller")); // as the lock was taken
-                }
-            } finally {
-                opened(); // after the run is among the running ones, so a stop waiting for both never misses it
+            Held held = run.opened(acquired, failure, result.isCancelled());
+            if (!result.complete(held) && held != null) {
+                held.end(new CancellationException("cancelled by its caller")); // as the lock was taken
             }
         });
         return result;
     }
 
-    /** Starts the run once its acquire is answered; null, the call told as skipped, when it does not run. */
-    private @Nullable Held begin(
-            AnnotatedMethods.Declared target,
-            String name,
-            Method method,
-            PerName perName,
-            LockedRunObserver.Call observed,
-            @Nullable Optional<Lease> acquired,
-            @Nullable Throwable failure,
-            CompletableFuture<@Nullable Held> result) {
-        if (result.isCancelled()) {
-            if (acquired != null) {
-                acquired.ifPresent(Lease::release); // won as its caller gave up: lock-core did not know
-            }
-            observed.ended(LockedRunObserver.Outcome.SKIPPED, null);
-            return null;
-        }
-        if (failure != null || acquired == null) {
-            Throwable cause =
-                    failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-            perName.failed(
-                    target,
-                    name,
-                    locks.tableName(),
-                    cause instanceof RuntimeException runtime ? runtime : new CompletionException(cause));
-            skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR, observed);
-            return null;
-        }
-        if (acquired.isEmpty()) {
-            perName.answered(target);
-            skip(target, name, method, perName, LockedRunEvent.SkipReason.BUSY, observed);
-            return null;
-        }
-        Run run = new Run(target, name, perName, null);
-        run.observed = observed;
-        if (!run.begin(acquired.get())) {
-            acquired.get().release(); // answered after a whole lease: writes nothing
-            skip(target, name, method, perName, LockedRunEvent.SkipReason.ERROR, observed);
-            return null;
-        }
-        return run;
-    }
-
-    /** An acquire of {@link #hold} was answered, or given up: a stop may be waiting for it. */
-    private void opened() {
-        opening.decrementAndGet();
-        lifecycle.lock();
-        try {
-            runEnded.signalAll();
-        } finally {
-            lifecycle.unlock();
-        }
-    }
-
-    private @Nullable Object skip(
-            AnnotatedMethods.Declared target,
-            String name,
-            Method method,
-            PerName perName,
-            LockedRunEvent.SkipReason reason,
-            LockedRunObserver.Call observed) {
-        perName.skipped.increment();
-        log.debug("Skipped {} ('{}'): {}", target.method(), name, reason);
-        events.publish(LockedRunEvent.skipped(this, name, reason));
-        observed.ended(LockedRunObserver.Outcome.SKIPPED, null);
-        return LockAnnotationInterceptor.skipped(method);
-    }
-
-    private void ended(Run run, @Nullable Throwable failure, LockedRunObserver.Call observed) {
-        LockedRunEvent.Outcome outcome = run.lost
-                ? LockedRunEvent.Outcome.LOST
-                : failure != null ? LockedRunEvent.Outcome.FAILED : LockedRunEvent.Outcome.COMPLETED;
-        events.publish(LockedRunEvent.ended(this, run.name(), run.lease(), outcome, run.took, failure));
-        observed.ended(
-                switch (outcome) {
-                    case LOST -> LockedRunObserver.Outcome.LOST;
-                    case FAILED -> LockedRunObserver.Outcome.FAILED;
-                    case COMPLETED -> LockedRunObserver.Outcome.RAN;
-                },
-                failure);
-    }
-
     /** Starts admitting runs again after a stop, and the events. Called by the application context. */
     @Override
     public void start() {
-        lifecycle.lock();
-        try {
-            events.start();
-            accepting = true;
-            started = true;
-        } finally {
-            lifecycle.unlock();
-        }
+        events.start();
+        accepting = true;
+        started = true;
     }
 
-    /**
-     * Starts no new run, waits for the runs in flight (at most the shutdown timeout), and delivers the events
-     * published so far. Called by the application context.
-     */
+    /** Starts no new run, waits for the calls in flight (at most the shutdown timeout), and flushes the events. */
     @Override
     public void stop() {
-        lifecycle.lock();
+        accepting = false; // before reading the calls in flight, which a call joins before it reads this
+        started = false;
         try {
-            accepting = false;
-            started = false;
-            long left = shutdownTimeout.toNanos();
-            while ((!running.isEmpty() || opening.get() > 0) && left > 0) {
-                left = runEnded.awaitNanos(left);
-            }
+            CompletableFuture.allOf(inFlight.stream().map(run -> run.done).toArray(CompletableFuture<?>[]::new))
+                    .get(shutdownTimeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } finally {
-            lifecycle.unlock();
-        }
-        if (!running.isEmpty() || opening.get() > 0) {
+        } catch (ExecutionException | TimeoutException e) {
             log.warn(
                     "{} @LockedRun runs still running after {}; their locks are released when they end or when the"
                             + " lock table closes",
-                    running.size() + opening.get(),
+                    inFlight.size(),
                     shutdownTimeout);
         }
         events.stop(EVENTS_FLUSH);
     }
 
-    /**
-     * Tells whether it admits runs.
-     *
-     * @return true between {@link #start()} and {@link #stop()}
-     */
+    /** True between {@link #start()} and {@link #stop()}, while it admits runs. */
     @Override
     public boolean isRunning() {
         return started;
     }
 
-    /**
-     * The lifecycle phase, {@link LeaderRunner#PHASE}: it stops after the task schedulers.
-     *
-     * @return the phase
-     */
+    /** {@link LeaderRunner#PHASE}: it stops after the task schedulers. */
     @Override
     public int getPhase() {
         return LeaderRunner.PHASE;
     }
 
-    /**
-     * Receives the publisher of the run events; called by the application context.
-     *
-     * @param publisher the publisher
-     */
+    /** Receives the publisher of the run events; called by the application context. */
     @Override
     public void setApplicationEventPublisher(ApplicationEventPublisher publisher) {
         events.publisher(publisher);
@@ -449,42 +267,202 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
 
     @Override
     public String toString() {
-        return "LockedRuns[" + locks.tableName() + ", " + running.size() + " running]";
+        return "LockedRuns[" + locks.tableName() + ", " + running().size() + " running]";
     }
 
-    /** What is counted per lock name: skipped calls, and the acquires that failed in a row (for the log). */
-    private static final class PerName {
-        final LongAdder skipped = new LongAdder();
-        final AtomicInteger failuresInRow = new AtomicInteger();
+    /** Per declared name: the skipped calls, and the acquires that failed in a row (for the log). */
+    private record PerName(LongAdder skipped, AtomicInteger failuresInRow) {
+        PerName() {
+            this(new LongAdder(), new AtomicInteger());
+        }
+    }
 
-        /**
-         * Logs a failed acquire: the first of a row as one WARN line with the cause and what to check (the SDK's
-         * exception of an unreachable endpoint carries a stack with a suppressed exception per attempt, hundreds of
-         * lines), its stack at DEBUG; the later ones of the row at DEBUG.
-         */
-        void failed(AnnotatedMethods.Declared target, String name, String table, RuntimeException error) {
-            if (failuresInRow.incrementAndGet() == 1) {
+    /** One call, in flight from its start to its end; a deferred one ({@link #hold}) has no thread to interrupt. */
+    private final class Run extends Held {
+        final AnnotatedMethods.Declared target;
+        final String name;
+        final Method method;
+        final PerName perName;
+        final LockedRunObserver.Call observed;
+        final @Nullable Thread thread;
+        final CompletableFuture<@Nullable Void> done = new CompletableFuture<>();
+        volatile @Nullable Lease lease; // set when the body starts
+        volatile boolean finished;
+        volatile boolean lost;
+        private boolean interrupted; // guarded by this
+        long startedNanos;
+        Duration took = Duration.ZERO;
+
+        @Nullable
+        Object result;
+
+        /** Starts a call, on the caller's thread; a deferred one, with no thread, has its work end elsewhere. */
+        Run(AnnotatedMethods.Declared target, String name, Method method, @Nullable Thread thread) {
+            this.target = target;
+            this.name = name;
+            this.method = method;
+            this.thread = thread;
+            observed = thread == null
+                    ? observer.startedDeferred(name, target.name())
+                    : observer.started(name, target.name());
+            perName = names.computeIfAbsent(target.name(), n -> new PerName());
+            if (!name.equals(target.name())) {
+                evaluated.note(name, target.name()); // before the acquire, whose events the meters tag
+            }
+            inFlight.add(this);
+        }
+
+        @Override
+        Lease lease() {
+            return Objects.requireNonNull(lease, "lease");
+        }
+
+        /** The work given to {@code runLocked}: the body, with the lease bound; returns itself, never null. */
+        Run call(Callable<Object> body) throws Exception {
+            if (begin(Lease.current().orElseThrow())) {
+                try {
+                    result = body.call();
+                } finally {
+                    finish();
+                }
+            }
+            return this;
+        }
+
+        /** The acquire of a deferred call was answered: this run, started, or null when the call does not run. */
+        @Nullable
+        Held opened(@Nullable Optional<Lease> acquired, @Nullable Throwable failure, boolean cancelled) {
+            if (cancelled) { // lock-core releases a lease won after the cancel, this one a lease won before it
+                if (acquired != null) {
+                    acquired.ifPresent(Lease::release);
+                }
+                observed.ended(LockedRunObserver.Outcome.SKIPPED, null);
+                close();
+            } else if (failure != null) {
+                failed(
+                        failure instanceof CompletionException && failure.getCause() != null
+                                ? failure.getCause()
+                                : failure);
+            } else if (acquired.isEmpty()) {
+                answered();
+                skip(LockedRunEvent.SkipReason.BUSY);
+            } else if (!begin(acquired.get())) {
+                acquired.get().release(); // answered after a whole lease: writes nothing
+                skip(LockedRunEvent.SkipReason.ERROR);
+            } else {
+                return this;
+            }
+            return null;
+        }
+
+        /** Starts the body under its lease; false when the lease ended before its acquire was answered. */
+        private boolean begin(Lease bound) {
+            answered();
+            if (!bound.isHeld()) {
+                return false;
+            }
+            startedNanos = System.nanoTime();
+            lease = bound;
+            events.publish(LockedRunEvent.started(LockedRuns.this, name, bound));
+            bound.whenEnded().thenAccept(this::leaseEnded);
+            return true;
+        }
+
+        /** Ends a deferred run: releases the lease as {@code runLocked} does, not before the minimum hold. */
+        @Override
+        void end(@Nullable Throwable failure) {
+            finish();
+            lease().releaseAfter(target.minHold().minusNanos(System.nanoTime() - startedNanos));
+            ended(failure);
+        }
+
+        /** On the lock table's event thread; a release is the run's own, not a loss. */
+        private void leaseEnded(LeaseEnd end) {
+            if (end != LeaseEnd.RELEASED && lost(end, true)) {
+                loss.complete(null); // out of the monitor: it runs the work's cancellation
+            }
+        }
+
+        /** Tells a loss once while the body runs, and interrupts its thread when asked; false when told or ended. */
+        private synchronized boolean lost(LeaseEnd end, boolean interruptible) {
+            if (lost || finished) {
+                return false;
+            }
+            lost = true;
+            boolean interrupt = interruptible && thread != null && target.interruptOnLoss();
+            log.warn(
+                    "@LockedRun '{}' ({}) lost its lease while running ({}){}",
+                    name,
+                    target.method(),
+                    end,
+                    thread == null ? "; cancelling it" : interrupt ? "; interrupting it" : "");
+            events.publish(LockedRunEvent.lost(LockedRuns.this, name, lease(), end));
+            if (interrupt) {
+                interrupted = true;
+                Objects.requireNonNull(thread).interrupt();
+            }
+            return true;
+        }
+
+        /** The body ended. A lease that ran out before its loss was heard counts as lost now. */
+        private synchronized void finish() {
+            Lease held = lease();
+            LeaseEnd end = held.end().orElse(LeaseEnd.EXPIRED);
+            if (!held.isHeld() && end != LeaseEnd.RELEASED) {
+                lost(end, false);
+            }
+            finished = true;
+            took = Duration.ofNanos(System.nanoTime() - startedNanos);
+            if (interrupted) {
+                Thread.interrupted(); // the interrupt was ours: it must not reach the caller's next task
+            }
+        }
+
+        /** Tells how a run that started ended, and closes it. */
+        void ended(@Nullable Throwable failure) {
+            LockedRunEvent.Outcome outcome = lost
+                    ? LockedRunEvent.Outcome.LOST
+                    : failure != null ? LockedRunEvent.Outcome.FAILED : LockedRunEvent.Outcome.COMPLETED;
+            events.publish(LockedRunEvent.ended(LockedRuns.this, name, lease(), outcome, took, failure));
+            observed.ended(
+                    lost
+                            ? LockedRunObserver.Outcome.LOST
+                            : failure != null ? LockedRunObserver.Outcome.FAILED : LockedRunObserver.Outcome.RAN,
+                    failure);
+            close();
+        }
+
+        /** Skips the call, counted and told, and closes it; returns what a skipped call returns. */
+        @Nullable
+        Object skip(LockedRunEvent.SkipReason reason) {
+            perName.skipped.increment();
+            log.debug("Skipped {} ('{}'): {}", target.method(), name, reason);
+            events.publish(LockedRunEvent.skipped(LockedRuns.this, name, reason));
+            observed.ended(LockedRunObserver.Outcome.SKIPPED, null);
+            close();
+            return LockAnnotationInterceptor.skipped(method);
+        }
+
+        /** Skips a call whose acquire failed, the first of a row logged as one WARN line (an SDK stack is long). */
+        @Nullable
+        Object failed(Throwable error) {
+            int inRow = perName.failuresInRow.incrementAndGet();
+            if (inRow == 1) {
                 log.warn(
                         "@LockedRun '{}' ({}): could not take the lock in table '{}', the call is skipped: {}. Check"
                                 + " that DynamoDB answers at the client's endpoint and region, and the client's"
                                 + " credentials and permissions; later failures of a row are logged at DEBUG",
                         name,
                         target.method(),
-                        table,
-                        oneLine(error));
-                log.debug("@LockedRun '{}': the failed acquire", name, error);
-            } else {
-                log.debug("@LockedRun '{}' failed again ({} in a row): {}", name, failuresInRow, error.toString());
+                        locks.tableName(),
+                        error.toString().replaceAll("\\s*\\R\\s*", " "));
             }
+            log.debug("@LockedRun '{}': the failed acquire ({} in a row)", name, inRow, error);
+            return skip(LockedRunEvent.SkipReason.ERROR);
         }
 
-        /** An exception as one line: its type and message, line breaks folded. */
-        private static String oneLine(Throwable error) {
-            return error.toString().replaceAll("\\s*\\R\\s*", " ");
-        }
-
-        void answered(AnnotatedMethods.Declared target) {
-            int failures = failuresInRow.getAndSet(0);
+        private void answered() {
+            int failures = perName.failuresInRow.getAndSet(0);
             if (failures > 0) {
                 log.info(
                         "@LockedRun '{}': the lock table answers again after {} failed acquires",
@@ -492,163 +470,10 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                         failures);
             }
         }
-    }
 
-    /**
-     * A run: on the caller's thread inside {@link LockTable#runLocked}, its lease, its body's result, and whether its
-     * lease was lost and its thread interrupted. A run whose work ends after the call returned ({@link #hold}) has no
-     * thread: it is {@link Held}, ended by its caller, and cancelled instead of interrupted.
-     */
-    private final class Run implements Held {
-        final AnnotatedMethods.Declared target;
-        /** The lock's name: the declared one, or the one this call evaluated. */
-        final String name;
-
-        final PerName perName;
-        /** The run's thread; null for a run whose work ends after the call returned. */
-        final @Nullable Thread thread;
-
-        final Instant startedAt = Instant.now();
-        final long startedNanos = System.nanoTime();
-        private @Nullable Lease lease;
-        /** Whether the body started; false when the lease ended before the acquire was answered. */
-        volatile boolean started;
-
-        @Nullable
-        Object result;
-
-        Duration took = Duration.ZERO;
-        private boolean finished; // guarded by this
-        private volatile boolean lost; // written under this
-        private boolean interrupted; // guarded by this
-        private @Nullable Runnable cancel; // guarded by this
-        /** What hears the end of a run whose work ends after the call returned; a blocking call keeps its own. */
-        LockedRunObserver.Call observed = LockedRunObserver.NONE_CALL;
-
-        Run(AnnotatedMethods.Declared target, String name, PerName perName, @Nullable Thread thread) {
-            this.target = target;
-            this.name = name;
-            this.perName = perName;
-            this.thread = thread;
-        }
-
-        String name() {
-            return name;
-        }
-
-        @Override
-        public Lease lease() {
-            return Objects.requireNonNull(lease, "lease");
-        }
-
-        /** The work given to {@code runLocked}: the body, with the lease bound. */
-        Run call(Callable<Object> body) throws Exception {
-            if (!begin(Lease.current().orElseThrow())) {
-                return this; // answered after a whole lease: skipped, and runLocked's release writes nothing
-            }
-            try {
-                result = body.call();
-                return this;
-            } finally {
-                done();
-            }
-        }
-
-        /** Starts the run under its lease; false, and nothing started, when the lease is no longer held. */
-        boolean begin(Lease bound) {
-            lease = bound;
-            perName.answered(target);
-            if (!bound.isHeld()) {
-                return false;
-            }
-            started = true;
-            running.add(this);
-            events.publish(LockedRunEvent.started(LockedRuns.this, name(), bound));
-            bound.whenEnded().thenAccept(this::leaseEnded);
-            return true;
-        }
-
-        /** The body ended: the run is no longer running. */
-        private void done() {
-            finish();
-            took = Duration.ofNanos(System.nanoTime() - startedNanos);
-            running.remove(this);
-            lifecycle.lock();
-            try {
-                runEnded.signalAll();
-            } finally {
-                lifecycle.unlock();
-            }
-        }
-
-        /**
-         * Ends a run whose work ended after the call returned: releases the lease as {@code runLocked} does, not before
-         * the minimum hold (the lease renews meanwhile; the release is then made from the lock table's timer), and tells
-         * the outcome.
-         */
-        @Override
-        public void end(@Nullable Throwable failure) {
-            done();
-            lease().releaseAfter(target.minHold().minusNanos(System.nanoTime() - startedNanos));
-            ended(this, failure, observed);
-        }
-
-        @Override
-        public void onLoss(Runnable action) {
-            boolean now;
-            synchronized (this) {
-                cancel = action;
-                now = lost && !finished;
-            }
-            if (now) {
-                action.run();
-            }
-        }
-
-        /** On the lock table's event thread for a loss, on the run's thread for a release of its own. */
-        void leaseEnded(LeaseEnd end) {
-            Runnable action;
-            synchronized (this) {
-                if (finished || end == LeaseEnd.RELEASED) {
-                    return; // released by the run itself or after it: not a loss
-                }
-                lost(end);
-                action = cancel;
-            }
-            if (action != null) {
-                action.run(); // out of the monitor: it runs the work's cancellation
-            }
-        }
-
-        private void lost(LeaseEnd end) {
-            lost = true;
-            log.warn(
-                    "@LockedRun '{}' ({}) lost its lease while running ({}){}",
-                    name,
-                    target.method(),
-                    end,
-                    thread == null ? "; cancelling it" : target.interruptOnLoss() ? "; interrupting it" : "");
-            events.publish(LockedRunEvent.lost(LockedRuns.this, name, lease(), end));
-            Thread runThread = thread;
-            if (runThread != null && target.interruptOnLoss() && !finished) {
-                interrupted = true;
-                runThread.interrupt();
-            }
-        }
-
-        /**
-         * Marks the run finished, on its thread, before {@code runLocked} releases the lease. A lease that ended
-         * before its loss was heard (it ran out, and the table's event has not come yet) counts as lost now.
-         */
-        private synchronized void finish() {
-            finished = true;
-            Lease held = lease();
-            if (!lost && !held.isHeld() && held.end().orElse(LeaseEnd.EXPIRED) != LeaseEnd.RELEASED) {
-                lost(held.end().orElse(LeaseEnd.EXPIRED));
-            }
-            if (interrupted) {
-                Thread.interrupted(); // the interrupt was ours: it must not reach the caller's next task
-            }
+        private void close() {
+            inFlight.remove(this);
+            done.complete(null);
         }
     }
 }
