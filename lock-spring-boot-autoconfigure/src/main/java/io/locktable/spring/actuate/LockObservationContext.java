@@ -1,13 +1,11 @@
 package io.locktable.spring.actuate;
 
 import io.micrometer.observation.Observation;
+import java.util.Locale;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
-/**
- * What a convention sees of one observation of {@link LockObservations}: an acquire, a {@code @LockedRun} call or a
- * leader term, told apart by its {@link #kind()}.
- */
+/** What a convention sees of one observation of {@link LockObservations}: an acquire, a run or a leader term. */
 public final class LockObservationContext extends Observation.Context {
 
     /** What is observed. */
@@ -52,11 +50,8 @@ public final class LockObservationContext extends Observation.Context {
     }
 
     /**
-     * The name to tag the lock with: for an acquire, as the meters tag it (a name of the leader runner or of a
-     * {@code @LockedRun} method, the template a {@code @LockedRun} name was evaluated from, else {@value
-     * LockTableMetrics#OTHER}); for a run, the name as declared; for a term, the leadership's name.
-     *
-     * @return the tag
+     * {@return the tag of the lock, of bounded variety: for an acquire, as the meters tag it (see {@link
+     * LockTableMetrics}); for a run, its name as declared; for a term, the leadership's name}
      */
     public String lock() {
         return lock;
@@ -67,16 +62,12 @@ public final class LockObservationContext extends Observation.Context {
         return fencingToken;
     }
 
-    /**
-     * How it ended, in lower case: an acquire's {@code AcquireOutcome}, a run's {@code LockedRunObserver.Outcome}.
-     *
-     * @return the outcome, null until it ended (and for a term)
-     */
+    /** {@return how it ended, in lower case ({@code AcquireOutcome}, {@code LockedRunObserver.Outcome}); null before} */
     public @Nullable String outcome() {
         return outcome;
     }
 
     void outcome(Enum<?> outcome) {
-        this.outcome = outcome.name().toLowerCase(java.util.Locale.ROOT);
+        this.outcome = outcome.name().toLowerCase(Locale.ROOT);
     }
 }

@@ -17,6 +17,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -87,7 +88,6 @@ public final class LockObservations
                 .start();
     }
 
-    /** Starts the observation of an acquire. */
     @Override
     public void onAcquireStarted(String name) {
         LockObservationContext context = new LockObservationContext(Kind.ACQUIRE, name, tag(name), 0);
@@ -99,7 +99,6 @@ public final class LockObservations
         });
     }
 
-    /** Stops the observation of an acquire with its outcome. */
     @Override
     public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
         long startedAt = System.nanoTime() - elapsed.toNanos();
@@ -117,7 +116,6 @@ public final class LockObservations
         }
     }
 
-    /** Starts the observation of a {@code @LockedRun} call, current on the caller's thread until it ends. */
     @Override
     public Call started(String name, String declaredName) {
         LockObservationContext context = new LockObservationContext(Kind.LOCKED_RUN, name, declaredName, 0);
@@ -129,7 +127,6 @@ public final class LockObservations
         };
     }
 
-    /** Starts the observation of a {@code @LockedRun} call whose work ends later, without a scope. */
     @Override
     public Call startedDeferred(String name, String declaredName) {
         LockObservationContext context = new LockObservationContext(Kind.LOCKED_RUN, name, declaredName, 0);
@@ -160,28 +157,17 @@ public final class LockObservations
                 previous.stop(); // a revocation that never came (an event dropped at a stop)
             }
         } else if (event instanceof LeadershipRevokedEvent revoked) {
-            Observation term = openTerms.remove(revoked.name());
-            if (term != null) {
-                term.stop();
-            }
+            Optional.ofNullable(openTerms.remove(revoked.name())).ifPresent(Observation::stop);
         }
     }
 
     /** Stops the observations still open (an acquire without an outcome); called by the context when it closes. */
     @Override
     public void destroy() {
-        openTerms.keySet().forEach(name -> {
-            Observation term = openTerms.remove(name);
-            if (term != null) {
-                term.stop();
-            }
-        });
-        openAcquires.keySet().forEach(name -> {
-            List<Open> left = openAcquires.remove(name);
-            if (left != null) {
-                left.forEach(open -> open.observation().stop());
-            }
-        });
+        openTerms.values().forEach(Observation::stop);
+        openTerms.clear();
+        openAcquires.values().forEach(open -> open.forEach(o -> o.observation().stop()));
+        openAcquires.clear();
     }
 
     /** The name, its template, or other: as the meters tag a lock. */

@@ -127,50 +127,42 @@ public final class LockTableHealthIndicator extends AbstractHealthIndicator impl
         failingLeaderships.remove(name);
     }
 
-    /** A failure. */
     @Override
     public void onRequestFailed(String name, Exception error) {
         failed(error);
     }
 
-    /** A failure. */
     @Override
     public void onRenewalFailed(Lease lease, Exception error) {
         failed(error);
     }
 
-    /** A failure, shown under {@code failingLeaderships} until the leadership's lock answers. */
     @Override
     public void onLeadershipError(String name, Exception error, int failuresInRow) {
         failed(error);
         failingLeaderships.put(name, describe(error));
     }
 
-    /** An answer. */
     @Override
     public void onRequestSucceeded(String name) {
         answered(name);
     }
 
-    /** An answer. */
     @Override
     public void onAcquired(Lease lease, boolean tookOver) {
         answered(lease.name());
     }
 
-    /** An answer. */
     @Override
     public void onRenewed(Lease lease) {
         answered(lease.name());
     }
 
-    /** An answer. */
     @Override
     public void onBusy(String name, LockRecord holder) {
         answered(name);
     }
 
-    /** Shown as {@code lastLeaseLost}. */
     @Override
     public void onLost(Lease lease, LeaseEnd reason) {
         lastLeaseLost = lease.name() + " " + reason.name().toLowerCase(Locale.ROOT) + " at "
@@ -186,9 +178,4 @@ public final class LockTableHealthIndicator extends AbstractHealthIndicator impl
 
     /** Failures without an answer in between: the first's time, the latest's time and error. */
     private record Failure(Instant since, Instant at, String error) {}
-
-    @Override
-    public String toString() {
-        return "LockTableHealthIndicator[" + failure + "]";
-    }
 }

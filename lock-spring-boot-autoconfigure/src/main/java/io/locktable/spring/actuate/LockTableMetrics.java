@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -50,7 +51,7 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener, A
     private final Supplier<LockTable> locks;
     private final Supplier<LeaderRunner> runner;
     private final Supplier<LockedRuns> runs;
-    private final List<Meters> bound = new CopyOnWriteArrayList<>();
+    private final List<Bound> bound = new CopyOnWriteArrayList<>();
 
     /**
      * Creates the binder, without the meters of {@code @LockedRun} runs.
@@ -84,9 +85,26 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener, A
     @Override
     public void bindTo(MeterRegistry registry) {
         LockTable table = locks.get();
-        if (table != null) {
-            bound.add(new Meters(registry, table, runner.get(), runs.get()));
+        if (table == null) {
+            return;
         }
+        Gauge.builder("locktable.leases.held", table, t -> t.heldLeases().size())
+                .description("The leases this instance holds")
+                .strongReference(true)
+                .register(registry);
+        MultiGauge fences = MultiGauge.builder("locktable.lease.fencing.token")
+                .description("The fencing token of the lease this instance holds")
+                .register(registry);
+        Bound b = new Bound(registry, table, runner.get(), runs.get(), fences, ConcurrentHashMap.newKeySet());
+        countersAtZero(b, OTHER);
+        if (b.runner() != null) {
+            b.runner().names().forEach(name -> tag(b, name));
+        }
+        if (b.runs() != null) {
+            b.runs().names().forEach(name -> tag(b, name));
+        }
+        fences(b, null);
+        bound.add(b);
     }
 
     /**
@@ -96,211 +114,164 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener, A
      */
     @Override
     public void onApplicationEvent(LockedRunEvent event) {
-        if (event.kind() == LockedRunEvent.Kind.ENDED) {
-            bound.forEach(m -> m.runEnded(event));
+        if (event.kind() != LockedRunEvent.Kind.ENDED) {
+            return;
         }
-    }
-
-    /** Registers the lock's fencing-token gauge. */
-    @Override
-    public void onAcquired(Lease lease, boolean tookOver) {
-        bound.forEach(m -> m.leasesChanged(lease.name()));
-    }
-
-    /** Registers the lock's meters if it has a name of its own. */
-    @Override
-    public void onBusy(String name, LockRecord holder) {
-        bound.forEach(m -> m.tag(name));
-    }
-
-    /** Times the call in {@code locktable.acquire} or {@code locktable.acquire.wait}. */
-    @Override
-    public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
-        bound.forEach(m -> m.acquireFinished(name, outcome, elapsed, waited));
-    }
-
-    /** Counts a successful renewal. */
-    @Override
-    public void onRenewed(Lease lease) {
-        bound.forEach(m -> m.renewal(lease.name(), true));
-    }
-
-    /** Counts a failed renewal. */
-    @Override
-    public void onRenewalFailed(Lease lease, Exception error) {
-        bound.forEach(m -> m.renewal(lease.name(), false));
-    }
-
-    /** Counts the loss and removes the lock's fencing-token gauge if no lease of it is left. */
-    @Override
-    public void onLost(Lease lease, LeaseEnd reason) {
-        bound.forEach(m -> {
-            m.lostCounter(m.tag(lease.name()), reason).increment();
-            m.leasesChanged(lease.name());
-        });
-    }
-
-    /** Removes the lock's fencing-token gauge if no lease of it is left. */
-    @Override
-    public void onReleased(Lease lease) {
-        bound.forEach(m -> m.leasesChanged(lease.name()));
-    }
-
-    @Override
-    public String toString() {
-        return "LockTableMetrics[" + bound.size() + " registries]";
-    }
-
-    /** The meters of one lock table in one registry. */
-    private static final class Meters {
-
-        private final MeterRegistry registry;
-        private final LockTable locks;
-        private final @Nullable LeaderRunner runner;
-        private final @Nullable LockedRuns runs;
-        private final Set<String> named = ConcurrentHashMap.newKeySet();
-        private final MultiGauge fences;
-
-        Meters(MeterRegistry registry, LockTable locks, @Nullable LeaderRunner runner, @Nullable LockedRuns runs) {
-            this.registry = registry;
-            this.locks = locks;
-            this.runner = runner;
-            this.runs = runs;
-            Gauge.builder(
-                            "locktable.leases.held",
-                            locks,
-                            table -> table.heldLeases().size())
-                    .description("The leases this instance holds")
-                    .strongReference(true)
-                    .register(registry);
-            fences = MultiGauge.builder("locktable.lease.fencing.token")
-                    .description("The fencing token of the lease this instance holds")
-                    .register(registry);
-            countersAtZero(OTHER);
-            if (runner != null) {
-                runner.names().forEach(this::tag);
-            }
-            if (runs != null) {
-                runs.names().forEach(this::tag);
-            }
-            leasesChanged(null);
-        }
-
-        /**
-         * The lock tag of a name: itself for a name of the runner or of the runs (registering its meters the first
-         * time), the template for a name a run evaluated from one, else other.
-         */
-        String tag(String name) {
-            if (named.contains(name)) {
-                return name;
-            }
-            String declared = runs != null ? runs.declaredName(name) : name;
-            if (!declared.equals(name)) {
-                return tag(declared);
-            }
-            boolean run = runs != null && runs.names().contains(name);
-            boolean leader = runner != null && runner.names().contains(name);
-            if (!run && !leader) {
-                return OTHER;
-            }
-            if (named.add(name)) {
-                if (run) {
-                    FunctionCounter.builder("locktable.run.skipped", runs, r -> r.skipped(name))
-                            .description("@LockedRun calls skipped: another instance held the lock, or the acquire "
-                                    + "failed")
-                            .tag("lock", name)
-                            .register(registry);
-                } else {
-                    Gauge.builder("locktable.leader", runner, r -> r.isLeader(name) ? 1 : 0)
-                            .description("1 while this instance leads the name, else 0")
-                            .tag("lock", name)
-                            .strongReference(true)
-                            .register(registry);
-                    FunctionCounter.builder("locktable.leader.skipped", runner, r -> r.skipped(name))
-                            .description("@LeaderOnly calls skipped because this instance did not lead")
-                            .tag("lock", name)
-                            .register(registry);
-                }
-                countersAtZero(name);
-            }
-            return name;
-        }
-
-        /** So that {@code increase(locktable_leases_lost_total[5m]) > 0} sees the first loss of a tag. */
-        private void countersAtZero(String tag) {
-            lostCounter(tag, LeaseEnd.LOST);
-            lostCounter(tag, LeaseEnd.EXPIRED);
-            renewalCounter(tag, true);
-            renewalCounter(tag, false);
-        }
-
-        Counter lostCounter(String tag, LeaseEnd reason) {
-            return Counter.builder("locktable.leases.lost")
-                    .description("Leases that ended without a release")
-                    .tag("lock", tag)
-                    .tag("reason", reason.name().toLowerCase(Locale.ROOT))
-                    .register(registry);
-        }
-
-        private Counter renewalCounter(String tag, boolean success) {
-            return Counter.builder("locktable.renewals")
-                    .description("Lease renewals")
-                    .tag("lock", tag)
-                    .tag("outcome", success ? "success" : "failure")
-                    .register(registry);
-        }
-
-        void renewal(String name, boolean success) {
-            renewalCounter(tag(name), success).increment();
-        }
-
-        /** One fencing-token gauge per tag of the leases held; MultiGauge removes those of tags no longer held. */
-        synchronized void leasesChanged(@Nullable String name) {
-            if (name != null) {
-                tag(name);
-            }
-            fences.register(
-                    locks.heldLeases().stream()
-                            .map(lease -> tag(lease.name()))
-                            .distinct()
-                            .map(tag -> MultiGauge.Row.of(Tags.of("lock", tag), this, m -> m.highestToken(tag)))
-                            .toList(),
-                    false);
-        }
-
-        private double highestToken(String tag) {
-            return locks.heldLeases().stream()
-                    .filter(lease -> tag(lease.name()).equals(tag))
-                    .mapToLong(Lease::fencingToken)
-                    .max()
-                    .stream()
-                    .mapToDouble(token -> token)
-                    .findFirst()
-                    .orElse(Double.NaN);
-        }
-
-        void acquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
-            Timer.builder(waited ? "locktable.acquire.wait" : "locktable.acquire")
-                    .description(
-                            waited
-                                    ? "Calls of acquire that waited for a holder, from the call to the end of the wait"
-                                    : "Calls of tryAcquire and acquire that did not wait for a holder")
-                    .tag("lock", tag(name))
-                    .tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
-                    .register(registry)
-                    .record(elapsed);
-        }
-
-        /** Runs of another context's {@link LockedRuns} are not this binder's. */
-        void runEnded(LockedRunEvent event) {
-            if (runs != null && event.getSource() == runs) {
+        for (Bound b : bound) {
+            if (b.runs() != null && event.getSource() == b.runs()) { // runs of another context are not its own
                 Timer.builder("locktable.run")
                         .description("Bodies of @LockedRun runs, from start to end")
-                        .tag("lock", tag(event.name()))
-                        .tag("outcome", event.outcome().orElseThrow().name().toLowerCase(Locale.ROOT))
-                        .register(registry)
+                        .tag("lock", tag(b, event.name()))
+                        .tag("outcome", lower(event.outcome().orElseThrow()))
+                        .register(b.registry())
                         .record(event.duration().orElseThrow());
             }
         }
     }
+
+    @Override
+    public void onAcquired(Lease lease, boolean tookOver) {
+        bound.forEach(b -> fences(b, lease.name()));
+    }
+
+    @Override
+    public void onBusy(String name, LockRecord holder) {
+        bound.forEach(b -> tag(b, name));
+    }
+
+    @Override
+    public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
+        bound.forEach(b -> Timer.builder(waited ? "locktable.acquire.wait" : "locktable.acquire")
+                .description(
+                        waited
+                                ? "Calls of acquire that waited for a holder, from the call to the end of the wait"
+                                : "Calls of tryAcquire and acquire that did not wait for a holder")
+                .tag("lock", tag(b, name))
+                .tag("outcome", lower(outcome))
+                .register(b.registry())
+                .record(elapsed));
+    }
+
+    @Override
+    public void onRenewed(Lease lease) {
+        bound.forEach(b -> renewals(b, tag(b, lease.name()), "success").increment());
+    }
+
+    @Override
+    public void onRenewalFailed(Lease lease, Exception error) {
+        bound.forEach(b -> renewals(b, tag(b, lease.name()), "failure").increment());
+    }
+
+    @Override
+    public void onLost(Lease lease, LeaseEnd reason) {
+        bound.forEach(b -> {
+            lost(b, tag(b, lease.name()), reason).increment();
+            fences(b, lease.name());
+        });
+    }
+
+    @Override
+    public void onReleased(Lease lease) {
+        bound.forEach(b -> fences(b, lease.name()));
+    }
+
+    /**
+     * The lock tag of a name: itself for a name of the runner or of the runs (registering its meters the first time),
+     * the template for a name a run evaluated from one, else other.
+     */
+    private static String tag(Bound b, String name) {
+        if (b.named().contains(name)) {
+            return name;
+        }
+        String declared = b.runs() != null ? b.runs().declaredName(name) : name;
+        if (!declared.equals(name)) {
+            return tag(b, declared);
+        }
+        boolean run = b.runs() != null && b.runs().names().contains(name);
+        if (!run && (b.runner() == null || !b.runner().names().contains(name))) {
+            return OTHER;
+        }
+        if (b.named().add(name)) {
+            if (run) {
+                FunctionCounter.builder("locktable.run.skipped", b.runs(), r -> r.skipped(name))
+                        .description("@LockedRun calls skipped: another instance held the lock, or the acquire failed")
+                        .tag("lock", name)
+                        .register(b.registry());
+            } else {
+                Gauge.builder("locktable.leader", b.runner(), r -> r.isLeader(name) ? 1 : 0)
+                        .description("1 while this instance leads the name, else 0")
+                        .tag("lock", name)
+                        .strongReference(true)
+                        .register(b.registry());
+                FunctionCounter.builder("locktable.leader.skipped", b.runner(), r -> r.skipped(name))
+                        .description("@LeaderOnly calls skipped because this instance did not lead")
+                        .tag("lock", name)
+                        .register(b.registry());
+            }
+            countersAtZero(b, name);
+        }
+        return name;
+    }
+
+    /** So that {@code increase(locktable_leases_lost_total[5m]) > 0} sees the first loss of a tag. */
+    private static void countersAtZero(Bound b, String tag) {
+        lost(b, tag, LeaseEnd.LOST);
+        lost(b, tag, LeaseEnd.EXPIRED);
+        renewals(b, tag, "success");
+        renewals(b, tag, "failure");
+    }
+
+    private static Counter lost(Bound b, String tag, LeaseEnd reason) {
+        return Counter.builder("locktable.leases.lost")
+                .description("Leases that ended without a release")
+                .tag("lock", tag)
+                .tag("reason", lower(reason))
+                .register(b.registry());
+    }
+
+    private static Counter renewals(Bound b, String tag, String outcome) {
+        return Counter.builder("locktable.renewals")
+                .description("Lease renewals")
+                .tag("lock", tag)
+                .tag("outcome", outcome)
+                .register(b.registry());
+    }
+
+    /** One fencing-token gauge per tag of the leases held; the MultiGauge removes those of tags no longer held. */
+    private static void fences(Bound b, @Nullable String name) {
+        if (name != null) {
+            tag(b, name);
+        }
+        synchronized (b) { // one register at a time: the rows replace the previous ones
+            b.fences()
+                    .register(
+                            b.locks().heldLeases().stream()
+                                    .map(lease -> tag(b, lease.name()))
+                                    .distinct()
+                                    .map(tag -> MultiGauge.Row.of(Tags.of("lock", tag), b, x -> highestToken(x, tag)))
+                                    .toList(),
+                            false);
+        }
+    }
+
+    private static double highestToken(Bound b, String tag) {
+        OptionalLong highest = b.locks().heldLeases().stream()
+                .filter(lease -> tag(b, lease.name()).equals(tag))
+                .mapToLong(Lease::fencingToken)
+                .max();
+        return highest.isPresent() ? highest.getAsLong() : Double.NaN;
+    }
+
+    private static String lower(Enum<?> value) {
+        return value.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** One registry the meters of one lock table are bound to. */
+    private record Bound(
+            MeterRegistry registry,
+            LockTable locks,
+            @Nullable LeaderRunner runner,
+            @Nullable LockedRuns runs,
+            MultiGauge fences,
+            Set<String> named) {}
 }

@@ -181,18 +181,7 @@ public final class LocksEndpoint {
                 leader);
     }
 
-    /**
-     * The response of {@code GET /actuator/locks}.
-     *
-     * @param table the DynamoDB table of the locks
-     * @param partitionKey its partition key attribute
-     * @param sortKey its sort key attribute, or null
-     * @param owner the owner id this instance writes to the items it holds
-     * @param holder the readable name of this instance, or null
-     * @param leases the leases this instance holds, by name
-     * @param leaders the leaderships of this instance's leader runner, by name
-     * @param runs the {@code @LockedRun} runs whose body runs now, by name
-     */
+    /** The response of {@code GET /actuator/locks}: the table, this instance's identity, leases, leaders, runs. */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record LocksDescriptor(
             String table,
@@ -205,13 +194,7 @@ public final class LocksEndpoint {
             List<RunDescriptor> runs)
             implements OperationResponseBody {}
 
-    /**
-     * A {@code @LockedRun} run whose body runs now on this instance.
-     *
-     * @param name the lock
-     * @param fencingToken the fencing token of the run's lease
-     * @param startedAt when the body started, ISO-8601 UTC
-     */
+    /** A {@code @LockedRun} run whose body runs now: its lock, its lease's fencing token, when the body started. */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record RunDescriptor(String name, long fencingToken, String startedAt) implements OperationResponseBody {
 
@@ -220,30 +203,13 @@ public final class LocksEndpoint {
         }
     }
 
-    /**
-     * A lease this instance holds.
-     *
-     * @param name the lock
-     * @param fencingToken the fencing token of the acquisition
-     * @param acquiredAt when it was acquired, ISO-8601 UTC
-     * @param renewedAt when it was last renewed, ISO-8601 UTC
-     * @param remaining how much of the lease is left unless renewed, ISO-8601
-     * @param leader whether it is the lease of one of the leader runner's terms
-     */
+    /** A lease this instance holds; {@code leader} when it is the lease of a leader runner's term. */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record LeaseDescriptor(
             String name, long fencingToken, String acquiredAt, String renewedAt, String remaining, boolean leader)
             implements OperationResponseBody {}
 
-    /**
-     * A leadership of the leader runner.
-     *
-     * @param name the name of the leadership
-     * @param state LEADING, FOLLOWING or STOPPED
-     * @param terms how many terms this instance has won
-     * @param lastError the last error of the leadership, or null
-     * @param lastErrorAt when it happened, ISO-8601 UTC, or null
-     */
+    /** A leadership of the leader runner ({@link LeadershipStatus}). */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record LeaderDescriptor(String name, LeadershipState state, long terms, String lastError, String lastErrorAt)
             implements OperationResponseBody {
@@ -258,25 +224,12 @@ public final class LocksEndpoint {
         }
     }
 
-    /**
-     * The response of {@code GET /actuator/locks/{name}}.
-     *
-     * @param name the lock
-     * @param stored its item as stored
-     * @param local this instance's lease of it, or null
-     */
+    /** The response of {@code GET /actuator/locks/{name}}: the item as stored and this instance's lease, or null. */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record LockDescriptor(String name, StoredDescriptor stored, LeaseDescriptor local)
             implements OperationResponseBody {}
 
-    /**
-     * A lock item as stored.
-     *
-     * @param owner the owner id of its holder, or null when it is free
-     * @param holder the readable name of its holder, or null
-     * @param fencingToken the fencing token of its last acquisition
-     * @param leaseDuration the lease its last holder asked for, ISO-8601
-     */
+    /** A lock item as stored ({@link LockRecord}); the owner is null when the lock is free. */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record StoredDescriptor(String owner, String holder, long fencingToken, String leaseDuration)
             implements OperationResponseBody {
