@@ -16,25 +16,21 @@ public class DefaultAcquireObservationConvention implements AcquireObservationCo
     /** Creates the convention. */
     public DefaultAcquireObservationConvention() {}
 
-    /** {@return {@value #NAME}} */
     @Override
     public String getName() {
         return NAME;
     }
 
-    /** {@return {@code acquire <lock>}} */
     @Override
     public String getContextualName(LockObservationContext context) {
         return "acquire " + context.lock();
     }
 
-    /** {@return the keys {@code lock} and {@code outcome}} */
     @Override
     public KeyValues getLowCardinalityKeyValues(LockObservationContext context) {
         return lockAndOutcome(context);
     }
 
-    /** {@return the key {@code lock.name}: the lock's name} */
     @Override
     public KeyValues getHighCardinalityKeyValues(LockObservationContext context) {
         return KeyValues.of("lock.name", context.name());

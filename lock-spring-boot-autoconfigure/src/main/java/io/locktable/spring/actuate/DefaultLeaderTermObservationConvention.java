@@ -15,25 +15,21 @@ public class DefaultLeaderTermObservationConvention implements LeaderTermObserva
     /** Creates the convention. */
     public DefaultLeaderTermObservationConvention() {}
 
-    /** {@return {@value #NAME}} */
     @Override
     public String getName() {
         return NAME;
     }
 
-    /** {@return {@code leader term <name>}} */
     @Override
     public String getContextualName(LockObservationContext context) {
         return "leader term " + context.lock();
     }
 
-    /** {@return the key {@code lock}: the name of the leadership} */
     @Override
     public KeyValues getLowCardinalityKeyValues(LockObservationContext context) {
         return KeyValues.of("lock", context.lock());
     }
 
-    /** {@return the key {@code fencing.token}: the term's fencing token} */
     @Override
     public KeyValues getHighCardinalityKeyValues(LockObservationContext context) {
         return KeyValues.of("fencing.token", Long.toString(context.fencingToken()));

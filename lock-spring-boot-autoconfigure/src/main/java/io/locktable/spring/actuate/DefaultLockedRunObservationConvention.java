@@ -16,25 +16,21 @@ public class DefaultLockedRunObservationConvention implements LockedRunObservati
     /** Creates the convention. */
     public DefaultLockedRunObservationConvention() {}
 
-    /** {@return {@value #NAME}} */
     @Override
     public String getName() {
         return NAME;
     }
 
-    /** {@return {@code locked run <declared name>}} */
     @Override
     public String getContextualName(LockObservationContext context) {
         return "locked run " + context.lock();
     }
 
-    /** {@return the keys {@code lock} and {@code outcome}} */
     @Override
     public KeyValues getLowCardinalityKeyValues(LockObservationContext context) {
         return DefaultAcquireObservationConvention.lockAndOutcome(context);
     }
 
-    /** {@return the key {@code lock.name}: the name the call evaluated} */
     @Override
     public KeyValues getHighCardinalityKeyValues(LockObservationContext context) {
         return KeyValues.of("lock.name", context.name());

@@ -17,9 +17,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -143,18 +141,12 @@ public final class LocksEndpoint {
         if (runner == null || runner.status(name).isEmpty()) {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
         }
-        int status = WebEndpointResponse.STATUS_OK;
-        try {
-            runner.yieldAsync(name).toCompletableFuture().get(STEP_DOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            status = STATUS_ACCEPTED;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            status = STATUS_ACCEPTED;
-        } catch (ExecutionException e) {
-            // a step-down does not fail; the status returned tells where it stands
-        }
-        int code = status;
+        boolean released = runner.yieldAsync(name)
+                .toCompletableFuture()
+                .handle((done, error) -> true) // a step-down does not fail; the status tells where it stands
+                .completeOnTimeout(false, STEP_DOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                .join();
+        int code = released ? WebEndpointResponse.STATUS_OK : STATUS_ACCEPTED;
         return runner.status(name)
                 .map(leadership -> new WebEndpointResponse<>(LeaderDescriptor.of(leadership), code))
                 .orElseGet(() -> new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND));
