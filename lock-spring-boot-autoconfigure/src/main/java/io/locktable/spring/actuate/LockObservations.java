@@ -90,7 +90,8 @@ public final class LockObservations
 
     @Override
     public void onAcquireStarted(String name) {
-        LockObservationContext context = new LockObservationContext(Kind.ACQUIRE, name, tag(name), 0);
+        LockObservationContext context = new LockObservationContext(
+                Kind.ACQUIRE, name, LockTableMetrics.tagOf(runner.get(), lockedRuns.get(), name), 0);
         Open open = new Open(start(acquires, ACQUIRES, context), context, System.nanoTime());
         openAcquires.compute(name, (n, list) -> {
             List<Open> all = list == null ? new ArrayList<>() : list;
@@ -168,16 +169,6 @@ public final class LockObservations
         openTerms.clear();
         openAcquires.values().forEach(open -> open.forEach(o -> o.observation().stop()));
         openAcquires.clear();
-    }
-
-    /** The name, its template, or other: as the meters tag a lock. */
-    private String tag(String name) {
-        LockedRuns runs = lockedRuns.get();
-        String declared = runs != null ? runs.declaredName(name) : name;
-        LeaderRunner leaders = runner.get();
-        boolean known = (runs != null && runs.names().contains(declared))
-                || (leaders != null && leaders.names().contains(declared));
-        return known ? declared : LockTableMetrics.OTHER;
     }
 
     private record Open(Observation observation, LockObservationContext context, long startedNanos) {}

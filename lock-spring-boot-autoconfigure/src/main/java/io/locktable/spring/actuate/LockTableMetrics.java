@@ -96,7 +96,7 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener, A
                 .description("The fencing token of the lease this instance holds")
                 .register(registry);
         Bound b = new Bound(registry, table, runner.get(), runs.get(), fences, ConcurrentHashMap.newKeySet());
-        countersAtZero(b, OTHER);
+        tag(b, OTHER);
         if (b.runner() != null) {
             b.runner().names().forEach(name -> tag(b, name));
         }
@@ -175,42 +175,40 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener, A
         bound.forEach(b -> fences(b, lease.name()));
     }
 
-    /**
-     * The lock tag of a name: itself for a name of the runner or of the runs (registering its meters the first time),
-     * the template for a name a run evaluated from one, else other.
-     */
+    /** The lock tag of a name: the name or template of a runner's or a run's lock, else {@value #OTHER}. */
+    static String tagOf(@Nullable LeaderRunner runner, @Nullable LockedRuns runs, String name) {
+        String declared = runs != null ? runs.declaredName(name) : name;
+        boolean known = (runs != null && runs.names().contains(declared))
+                || (runner != null && runner.names().contains(declared));
+        return known ? declared : OTHER;
+    }
+
+    /** The lock tag of a name, whose meters are registered the first time. */
     private static String tag(Bound b, String name) {
         if (b.named().contains(name)) {
-            return name;
+            return name; // a tag already, without copying the names of the runner and the runs
         }
-        String declared = b.runs() != null ? b.runs().declaredName(name) : name;
-        if (!declared.equals(name)) {
-            return tag(b, declared);
-        }
-        boolean run = b.runs() != null && b.runs().names().contains(name);
-        if (!run && (b.runner() == null || !b.runner().names().contains(name))) {
-            return OTHER;
-        }
-        if (b.named().add(name)) {
-            if (run) {
-                FunctionCounter.builder("locktable.run.skipped", b.runs(), r -> r.skipped(name))
+        String tag = tagOf(b.runner(), b.runs(), name);
+        if (b.named().add(tag)) {
+            if (b.runs() != null && b.runs().names().contains(tag)) {
+                FunctionCounter.builder("locktable.run.skipped", b.runs(), r -> r.skipped(tag))
                         .description("@LockedRun calls skipped: another instance held the lock, or the acquire failed")
-                        .tag("lock", name)
+                        .tag("lock", tag)
                         .register(b.registry());
-            } else {
-                Gauge.builder("locktable.leader", b.runner(), r -> r.isLeader(name) ? 1 : 0)
+            } else if (b.runner() != null && b.runner().names().contains(tag)) {
+                Gauge.builder("locktable.leader", b.runner(), r -> r.isLeader(tag) ? 1 : 0)
                         .description("1 while this instance leads the name, else 0")
-                        .tag("lock", name)
+                        .tag("lock", tag)
                         .strongReference(true)
                         .register(b.registry());
-                FunctionCounter.builder("locktable.leader.skipped", b.runner(), r -> r.skipped(name))
+                FunctionCounter.builder("locktable.leader.skipped", b.runner(), r -> r.skipped(tag))
                         .description("@LeaderOnly calls skipped because this instance did not lead")
-                        .tag("lock", name)
+                        .tag("lock", tag)
                         .register(b.registry());
             }
-            countersAtZero(b, name);
+            countersAtZero(b, tag);
         }
-        return name;
+        return tag;
     }
 
     /** So that {@code increase(locktable_leases_lost_total[5m]) > 0} sees the first loss of a tag. */

@@ -40,12 +40,13 @@ public final class LockTableHealthAutoConfiguration {
             ObjectProvider<LeaderRunner> leaderRunner,
             LockTableProperties properties,
             Environment environment) {
+        LockTableProperties.Health health = properties.getHealth();
+        // probe-interval and timeout are unused (no probe); still checked so that a wrong value fails as before
+        DurationProperties.positive(environment, "locktable.health.probe-interval", health.getProbeInterval());
+        DurationProperties.positive(environment, "locktable.health.timeout", health.getTimeout());
         return new LockTableHealthIndicator(
                 lockTable::getIfUnique,
                 leaderRunner::getIfUnique,
-                DurationProperties.notNegative(
-                        environment,
-                        "locktable.health.down-after",
-                        properties.getHealth().getDownAfter()));
+                DurationProperties.notNegative(environment, "locktable.health.down-after", health.getDownAfter()));
     }
 }

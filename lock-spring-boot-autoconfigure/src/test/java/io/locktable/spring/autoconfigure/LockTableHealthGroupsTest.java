@@ -57,14 +57,25 @@ class LockTableHealthGroupsTest {
 
     @Test
     void invalidHealthSettingsAreDescribedWithTheProperty() {
+        runner.withPropertyValues("locktable.health.timeout=0").run(context -> {
+            assertThat(Analyses.of(context.getStartupFailure()).getDescription())
+                    .isEqualTo("locktable.health.timeout is PT0S; it must be more than zero.");
+        });
         runner.withPropertyValues("locktable.health.down-after=-1")
                 .run(context -> assertThat(
                                 Analyses.of(context.getStartupFailure()).getDescription())
                         .isEqualTo("locktable.health.down-after is PT-1S; it must be zero or more."));
-        runner.withPropertyValues("locktable.health.down-after=60").run(context -> {
-            assertThat(context).hasNotFailed();
-            assertThat(context.getBean(LockTableProperties.class).getHealth().getDownAfter())
-                    .isEqualTo(Duration.ofMinutes(1));
-        });
+        runner.withPropertyValues(
+                        "locktable.health.probe-interval=5",
+                        "locktable.health.timeout=1",
+                        "locktable.health.down-after=60")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    LockTableProperties.Health health =
+                            context.getBean(LockTableProperties.class).getHealth();
+                    assertThat(health.getProbeInterval()).isEqualTo(Duration.ofSeconds(5));
+                    assertThat(health.getTimeout()).isEqualTo(Duration.ofSeconds(1));
+                    assertThat(health.getDownAfter()).isEqualTo(Duration.ofMinutes(1));
+                });
     }
 }
