@@ -119,29 +119,29 @@ public final class LockObservations
 
     @Override
     public Call started(String name, String declaredName) {
-        LockObservationContext context = new LockObservationContext(Kind.LOCKED_RUN, name, declaredName, 0);
-        Observation observation = start(runs, RUNS, context);
-        Observation.Scope scope = observation.openScope();
-        return (outcome, error) -> {
-            scope.close();
-            stop(observation, context, outcome, error);
-        };
+        return run(name, declaredName, true);
     }
 
     @Override
     public Call startedDeferred(String name, String declaredName) {
-        LockObservationContext context = new LockObservationContext(Kind.LOCKED_RUN, name, declaredName, 0);
-        Observation observation = start(runs, RUNS, context);
-        return (outcome, error) -> stop(observation, context, outcome, error);
+        return run(name, declaredName, false);
     }
 
-    private static void stop(
-            Observation observation, LockObservationContext context, Outcome outcome, @Nullable Throwable error) {
-        context.outcome(outcome);
-        if (error != null) {
-            observation.error(error);
-        }
-        observation.stop();
+    /** A run whose work ends later has no scope: its end may come on another thread. */
+    private Call run(String name, String declaredName, boolean scoped) {
+        LockObservationContext context = new LockObservationContext(Kind.LOCKED_RUN, name, declaredName, 0);
+        Observation observation = start(runs, RUNS, context);
+        Observation.@Nullable Scope scope = scoped ? observation.openScope() : null;
+        return (outcome, error) -> {
+            if (scope != null) {
+                scope.close();
+            }
+            context.outcome(outcome);
+            if (error != null) {
+                observation.error(error);
+            }
+            observation.stop();
+        };
     }
 
     /** Starts a term's observation at a {@link LeadershipGrantedEvent}, stops it at a {@link LeadershipRevokedEvent}. */
