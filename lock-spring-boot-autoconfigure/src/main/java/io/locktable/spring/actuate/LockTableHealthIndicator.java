@@ -79,11 +79,7 @@ public final class LockTableHealthIndicator extends AbstractHealthIndicator impl
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
-    /**
-     * Reports the state heard so far, by the rule of the class.
-     *
-     * @param health the builder of the health
-     */
+    /** Reports the state heard so far, by the rule of the class. */
     @Override
     protected void doHealthCheck(Health.Builder health) {
         LockTable table = locks.get();

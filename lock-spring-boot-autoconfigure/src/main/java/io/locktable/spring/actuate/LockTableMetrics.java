@@ -77,11 +77,7 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener, A
         this.runs = Objects.requireNonNull(runs, "runs");
     }
 
-    /**
-     * Registers the meters with a registry.
-     *
-     * @param registry the registry
-     */
+    /** Registers the meters with a registry. */
     @Override
     public void bindTo(MeterRegistry registry) {
         LockTable table = locks.get();
@@ -107,11 +103,7 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener, A
         bound.add(b);
     }
 
-    /**
-     * Times the body of a run of this binder's {@link LockedRuns} in {@code locktable.run}.
-     *
-     * @param event an event of a run; only {@link LockedRunEvent.Kind#ENDED} is timed
-     */
+    /** Times the body of a run of this binder's {@link LockedRuns} in {@code locktable.run} when it ended. */
     @Override
     public void onApplicationEvent(LockedRunEvent event) {
         if (event.kind() != LockedRunEvent.Kind.ENDED) {

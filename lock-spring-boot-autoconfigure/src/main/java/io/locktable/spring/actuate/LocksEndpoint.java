@@ -70,11 +70,7 @@ public final class LocksEndpoint {
         this.runs = runs;
     }
 
-    /**
-     * What this instance holds, leads and runs. Reads nothing from DynamoDB.
-     *
-     * @return the table, this instance's identity, its leases, its leaderships and its runs
-     */
+    /** {@return what this instance holds, leads and runs; reads nothing from DynamoDB} */
     @ReadOperation
     public LocksDescriptor locks() {
         List<LeaseDescriptor> leases = locks.heldLeases().stream()
@@ -106,8 +102,7 @@ public final class LocksEndpoint {
      * One lock: its item as stored (one strongly consistent {@code GetItem}) and this instance's lease of it.
      *
      * @param name the name of the lock
-     * @return the lock, a 404 response when the lock has no item, or a 409 response when the item at the lock's key
-     *     is not a lock item
+     * @return the lock; 404 when the lock has no item, 409 when the item at its key is not a lock item
      */
     @ReadOperation
     public WebEndpointResponse<LockDescriptor> lock(@Selector String name) {
