@@ -99,7 +99,7 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener, A
         if (b.runs() != null) {
             b.runs().names().forEach(name -> tag(b, name));
         }
-        fences(b, null);
+        fences(b);
         bound.add(b);
     }
 
@@ -123,7 +123,7 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener, A
 
     @Override
     public void onAcquired(Lease lease, boolean tookOver) {
-        bound.forEach(b -> fences(b, lease.name()));
+        bound.forEach(LockTableMetrics::fences);
     }
 
     @Override
@@ -158,13 +158,13 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener, A
     public void onLost(Lease lease, LeaseEnd reason) {
         bound.forEach(b -> {
             lost(b, tag(b, lease.name()), reason).increment();
-            fences(b, lease.name());
+            fences(b);
         });
     }
 
     @Override
     public void onReleased(Lease lease) {
-        bound.forEach(b -> fences(b, lease.name()));
+        bound.forEach(LockTableMetrics::fences);
     }
 
     /** The lock tag of a name: the name or template of a runner's or a run's lock, else {@value #OTHER}. */
@@ -228,10 +228,7 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener, A
     }
 
     /** One fencing-token gauge per tag of the leases held; the MultiGauge removes those of tags no longer held. */
-    private static void fences(Bound b, @Nullable String name) {
-        if (name != null) {
-            tag(b, name);
-        }
+    private static void fences(Bound b) {
         synchronized (b) { // one register at a time: the rows replace the previous ones
             b.fences()
                     .register(
