@@ -1,15 +1,12 @@
 package io.locktable.spring.actuate;
 
-import io.locktable.spring.LockedRunObserver;
 import io.micrometer.common.KeyValues;
-import java.util.Locale;
 
 /**
- * The default observation of a {@code @LockedRun} call: named {@value #NAME}, with the low-cardinality keys {@code
- * lock} (the name as declared, a template for a name with {@code #{...}} parts) and {@code outcome} ({@code ran},
- * {@code skipped}, {@code lost}, {@code failed}; {@code unknown} while it runs), and the high-cardinality key {@code
- * lock.name}, the name the call evaluated. Through Micrometer's default handler it is a long task timer of the calls
- * in progress and a timer of the ended ones.
+ * The default observation of a {@code @LockedRun} call: named {@value #NAME}, contextual name {@code locked run
+ * <declared name>}, low-cardinality keys {@code lock} (the name as declared, a template for a name with {@code #{...}}
+ * parts) and {@code outcome} ({@code ran}, {@code skipped}, {@code lost}, {@code failed}; {@code unknown} while it
+ * runs), high-cardinality key {@code lock.name} (the name the call evaluated). Extend it to change a part.
  */
 public class DefaultLockedRunObservationConvention implements LockedRunObservationConvention {
 
@@ -19,51 +16,23 @@ public class DefaultLockedRunObservationConvention implements LockedRunObservati
     /** Creates the convention. */
     public DefaultLockedRunObservationConvention() {}
 
-    /**
-     * The name of the observation.
-     *
-     * @return {@value #NAME}
-     */
     @Override
     public String getName() {
         return NAME;
     }
 
-    /**
-     * The contextual name, for traces: {@code locked run <declared name>}.
-     *
-     * @param context the call
-     * @return the contextual name
-     */
     @Override
-    public String getContextualName(LockedRunObservationContext context) {
-        return "locked run " + context.declaredName();
+    public String getContextualName(LockObservationContext context) {
+        return "locked run " + context.lock();
     }
 
-    /**
-     * The keys {@code lock} and {@code outcome}.
-     *
-     * @param context the call
-     * @return the low-cardinality key values
-     */
     @Override
-    public KeyValues getLowCardinalityKeyValues(LockedRunObservationContext context) {
-        LockedRunObserver.Outcome outcome = context.outcome();
-        return KeyValues.of(
-                "lock",
-                context.declaredName(),
-                "outcome",
-                outcome == null ? "unknown" : outcome.name().toLowerCase(Locale.ROOT));
+    public KeyValues getLowCardinalityKeyValues(LockObservationContext context) {
+        return DefaultAcquireObservationConvention.lockAndOutcome(context);
     }
 
-    /**
-     * The key {@code lock.name}: the name the call evaluated.
-     *
-     * @param context the call
-     * @return the high-cardinality key values
-     */
     @Override
-    public KeyValues getHighCardinalityKeyValues(LockedRunObservationContext context) {
+    public KeyValues getHighCardinalityKeyValues(LockObservationContext context) {
         return KeyValues.of("lock.name", context.name());
     }
 }

@@ -1,89 +1,62 @@
 package io.locktable.spring.actuate;
 
+import io.locktable.Lease;
+import io.locktable.LeaseEnd;
+import io.locktable.LockRecord;
 import io.locktable.LockTable;
 import io.locktable.LockTableListener;
 import io.locktable.spring.LeaderRunner;
-import io.locktable.spring.LeadershipState;
-import io.locktable.spring.LeadershipStatus;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
-import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * The {@code locktable} health indicator: DOWN when requests to the lock table have been failing (the table cannot
- * be reached or does not exist) or a leadership of the leader runner has been failing for the down-after time
- * without a success in between; UP otherwise, with the error in the details while a failure is younger than that.
- * The details name the table and the leaderships this instance leads; errors are shown by their message, never a
- * stack trace.
+ * The {@code locktable} health indicator, from what the lock table's listener heard; it sends no request and starts
+ * no thread (Spring Boot caches health responses with {@code management.endpoint.health.cache.time-to-live}).
  *
- * <p>Its state is what it hears as a {@link LockTableListener} (the auto-configured lock table calls every listener
- * bean): the outcome of the last request. Only when no request was heard for the probe interval (an instance that
- * holds no lease and leads nothing) does a health check ask the table itself, with one {@code DescribeTable} ({@link
- * LockTable#verify()}) on a short-lived thread {@code locktable-health}: the check waits for it at most the timeout,
- * concurrent checks share one request, and its outcome counts as the last request's. No check blocks a request
- * thread for longer than the timeout. Spring Boot's health endpoint caches responses on its own ({@code
- * management.endpoint.health.cache.time-to-live}).
- *
- * <p>Spring Boot's liveness group holds only {@code livenessState} by default, so this indicator stays out of it:
- * a lock table outage should not restart the application. Thread-safe.
+ * <p>The rule: a <em>failure</em> is a request that failed, a renewal that failed or a leadership's acquire that
+ * failed; an <em>answer</em> is a request that succeeded, a lease acquired or renewed, or a lock found held. The
+ * indicator is DOWN once failures have kept coming for the down-after time without an answer in between (from the
+ * first to the latest, so one failure followed by silence stays UP); otherwise UP, with the latest error, when it
+ * happened and when the failures began while any failure is unanswered. A lease lost or expired is shown ({@code
+ * lastLeaseLost}) but is no failure by itself: another holder or a paused process may explain it. An instance that
+ * heard nothing yet is UP: the table was checked at startup. The details also name the table, the leaderships this
+ * instance leads and the leaderships whose last acquire failed; errors show their type and message, never a stack
+ * trace. Spring Boot's liveness group leaves it out, so an outage of the table restarts nothing. Thread-safe.
  */
-public final class LockTableHealthIndicator extends AbstractHealthIndicator
-        implements LockTableListener, SmartInitializingSingleton {
+public final class LockTableHealthIndicator extends AbstractHealthIndicator implements LockTableListener {
 
-    /** The default time a request's or a probe's outcome stands before a health check asks the table again. */
-    public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(10);
-
-    /** The default time a health check waits for the table's answer. */
-    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
-
-    /** The default time a failure must last, without a success, before the indicator reports DOWN. */
+    /** The default time failures must keep coming, without an answer, before the indicator reports DOWN. */
     public static final Duration DEFAULT_DOWN_AFTER = Duration.ofSeconds(30);
-
-    /** How long the last error of a leadership without a request seen counts as failing. */
-    private static final Duration UNSEEN_ERROR_WINDOW = Duration.ofMinutes(1);
 
     private final Supplier<LockTable> locks;
     private final Supplier<LeaderRunner> runner;
-    private final Duration probeInterval;
-    private final Duration timeout;
     private final Duration downAfter;
     private final Clock clock;
-    private final Map<String, Instant> leaderSuccesses = new ConcurrentHashMap<>();
-    private final Map<String, Instant> leaderFailingSince = new ConcurrentHashMap<>();
-    private final AtomicReference<@Nullable Instant> tableFailingSince = new AtomicReference<>();
-    /** The outcome of the last request heard, or of the last DescribeTable of a health check. */
-    private final AtomicReference<@Nullable Outcome> last = new AtomicReference<>();
-
-    private final AtomicReference<@Nullable CompletableFuture<Outcome>> probing = new AtomicReference<>();
-    private volatile @Nullable LeaderRunner resolvedRunner;
-    private volatile boolean resolved;
+    private final Map<String, String> failingLeaderships = new ConcurrentHashMap<>();
+    // the listener's methods are called one at a time, so plain volatile writes suffice
+    private volatile @Nullable Failure failure;
+    private volatile @Nullable String lastLeaseLost;
 
     /**
-     * Creates the indicator with the default probe interval, timeout and down-after time. The suppliers are asked
-     * once the context's singletons exist, so the indicator may be created before the lock table (it is one of the
-     * lock table's listeners).
+     * Creates the indicator with the default down-after time. The suppliers are asked at each health check, so the
+     * indicator may be created before the lock table it listens to.
      *
      * @param locks the lock table; a null answer reports UNKNOWN
      * @param runner the leader runner, or a supplier of null when there is none
      */
     public LockTableHealthIndicator(Supplier<LockTable> locks, Supplier<LeaderRunner> runner) {
-        this(locks, runner, DEFAULT_PROBE_INTERVAL, DEFAULT_TIMEOUT, DEFAULT_DOWN_AFTER);
+        this(locks, runner, DEFAULT_DOWN_AFTER);
     }
 
     /**
@@ -91,42 +64,22 @@ public final class LockTableHealthIndicator extends AbstractHealthIndicator
      *
      * @param locks the lock table; a null answer reports UNKNOWN
      * @param runner the leader runner, or a supplier of null when there is none
-     * @param probeInterval how long an outcome stands before a health check asks the table again
-     * @param timeout how long a health check waits for the table's answer
-     * @param downAfter how long a failure must last, without a success, before the indicator reports DOWN
+     * @param downAfter how long failures must keep coming, without an answer, before it reports DOWN
      */
-    public LockTableHealthIndicator(
-            Supplier<LockTable> locks,
-            Supplier<LeaderRunner> runner,
-            Duration probeInterval,
-            Duration timeout,
-            Duration downAfter) {
-        this(locks, runner, probeInterval, timeout, downAfter, Clock.systemUTC());
+    public LockTableHealthIndicator(Supplier<LockTable> locks, Supplier<LeaderRunner> runner, Duration downAfter) {
+        this(locks, runner, downAfter, Clock.systemUTC());
     }
 
     LockTableHealthIndicator(
-            Supplier<LockTable> locks,
-            Supplier<LeaderRunner> runner,
-            Duration probeInterval,
-            Duration timeout,
-            Duration downAfter,
-            Clock clock) {
+            Supplier<LockTable> locks, Supplier<LeaderRunner> runner, Duration downAfter, Clock clock) {
         super(error -> "The lock table's health check failed: " + describe(error));
         this.locks = Objects.requireNonNull(locks, "locks");
         this.runner = Objects.requireNonNull(runner, "runner");
-        this.probeInterval = Objects.requireNonNull(probeInterval, "probeInterval");
-        this.timeout = Objects.requireNonNull(timeout, "timeout");
         this.downAfter = Objects.requireNonNull(downAfter, "downAfter");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
-    /**
-     * Checks the lock table: from the last request heard, or with one {@code DescribeTable} (waited for at most the
-     * timeout) when none was heard for the probe interval. UP or DOWN, with the table, the names this instance leads
-     * and, while failing, the error.
-     *
-     * @param health the builder of the health
-     */
+    /** Reports the state heard so far, by the rule of the class. */
     @Override
     protected void doHealthCheck(Health.Builder health) {
         LockTable table = locks.get();
@@ -134,185 +87,82 @@ public final class LockTableHealthIndicator extends AbstractHealthIndicator
             health.unknown().withDetail("error", "no lock table");
             return;
         }
-        LeaderRunner leaders = runner();
-        Outcome outcome = last.get();
-        if (outcome == null || outcome.at().plus(probeInterval).isBefore(clock.instant())) {
-            outcome = probe(table);
-        }
-        Instant now = clock.instant();
-        Map<String, String> failing = new TreeMap<>();
-        boolean leadershipDown = false;
-        for (Map.Entry<String, Instant> failure : failing(leaders, now).entrySet()) {
-            failing.put(failure.getKey(), describeLeadership(leaders, failure.getKey()));
-            leadershipDown |= hasLasted(failure.getValue(), now);
-        }
-        Instant tableSince = tableFailingSince.get();
-        boolean tableDown = !outcome.succeeded() && tableSince != null && hasLasted(tableSince, now);
-        (tableDown || leadershipDown ? health.down() : health.up())
+        LeaderRunner leaders = runner.get();
+        Failure now = failure;
+        (now != null && !now.since().plus(downAfter).isAfter(now.at()) ? health.down() : health.up())
                 .withDetail("table", table.tableName())
-                .withDetail("leading", leading(leaders));
-        if (!outcome.succeeded()) {
-            health.withDetail("error", outcome.error()).withDetail("errorAt", Iso.instant(outcome.at()));
-            if (tableSince != null) {
-                health.withDetail("failingSince", Iso.instant(tableSince));
-            }
+                .withDetail(
+                        "leading",
+                        leaders == null
+                                ? List.of()
+                                : leaders.names().stream()
+                                        .filter(leaders::isLeader)
+                                        .toList());
+        if (now != null) {
+            health.withDetail("error", now.error())
+                    .withDetail("errorAt", LocksEndpoint.iso(now.at()))
+                    .withDetail("failingSince", LocksEndpoint.iso(now.since()));
         }
-        if (!failing.isEmpty()) {
-            health.withDetail("failingLeaderships", failing);
+        if (!failingLeaderships.isEmpty()) {
+            health.withDetail("failingLeaderships", new TreeMap<>(failingLeaderships));
         }
-    }
-
-    /** Resolves the leader runner once every singleton of the context exists; called by the context. */
-    @Override
-    public void afterSingletonsInstantiated() {
-        runner();
-    }
-
-    /**
-     * Notes a request that succeeded: the table answers.
-     *
-     * @param name the lock it was for
-     */
-    @Override
-    public void onRequestSucceeded(String name) {
-        Instant now = clock.instant();
-        record(new Outcome(now, null));
-        LeaderRunner leaders = resolved ? resolvedRunner : null;
-        if (leaders != null && leaders.status(name).isPresent()) {
-            leaderSuccesses.put(name, now);
-            leaderFailingSince.remove(name);
+        String lost = lastLeaseLost;
+        if (lost != null) {
+            health.withDetail("lastLeaseLost", lost);
         }
     }
 
-    /**
-     * Notes a request that failed.
-     *
-     * @param name the lock it was for
-     * @param error the error
-     */
+    private void failed(Throwable error) {
+        Failure before = failure;
+        Instant at = clock.instant();
+        failure = new Failure(before == null ? at : before.since(), at, describe(error));
+    }
+
+    private void answered(String name) {
+        failure = null;
+        failingLeaderships.remove(name);
+    }
+
     @Override
     public void onRequestFailed(String name, Exception error) {
-        record(new Outcome(clock.instant(), describe(error)));
+        failed(error);
     }
 
-    /**
-     * Notes when a leadership started failing.
-     *
-     * @param name the leadership
-     * @param error the error
-     * @param failuresInRow how many acquires failed in a row
-     */
+    @Override
+    public void onRenewalFailed(Lease lease, Exception error) {
+        failed(error);
+    }
+
     @Override
     public void onLeadershipError(String name, Exception error, int failuresInRow) {
-        leaderFailingSince.putIfAbsent(name, clock.instant());
+        failed(error);
+        failingLeaderships.put(name, describe(error));
     }
 
-    private LeaderRunner runner() {
-        if (!resolved) {
-            resolvedRunner = runner.get();
-            resolved = true;
-        }
-        return resolvedRunner;
+    @Override
+    public void onRequestSucceeded(String name) {
+        answered(name);
     }
 
-    private boolean hasLasted(Instant since, Instant now) {
-        return !since.plus(downAfter).isAfter(now);
+    @Override
+    public void onAcquired(Lease lease, boolean tookOver) {
+        answered(lease.name());
     }
 
-    /**
-     * Notes an outcome, unless a later one was noted already (a DescribeTable answered late): a success ends a
-     * failure; the first failure after a success starts one.
-     */
-    private void record(Outcome outcome) {
-        if (last.accumulateAndGet(
-                        outcome, (before, now) -> before == null || !now.at().isBefore(before.at()) ? now : before)
-                != outcome) {
-            return;
-        }
-        if (outcome.succeeded()) {
-            tableFailingSince.set(null);
-        } else {
-            tableFailingSince.compareAndSet(null, outcome.at());
-        }
+    @Override
+    public void onRenewed(Lease lease) {
+        answered(lease.name());
     }
 
-    /** Asks the table on a thread of its own, one request at a time, and waits at most the timeout. */
-    private Outcome probe(LockTable table) {
-        CompletableFuture<Outcome> running = probing.get();
-        if (running == null || running.isDone()) {
-            CompletableFuture<Outcome> fresh = new CompletableFuture<>();
-            if (probing.compareAndSet(running, fresh)) {
-                Thread thread = new Thread(() -> fresh.complete(verify(table)), "locktable-health");
-                thread.setDaemon(true);
-                thread.start();
-            }
-            running = probing.get();
-        }
-        try {
-            return running.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            Outcome late = new Outcome(clock.instant(), "DescribeTable did not answer within " + timeout);
-            record(late);
-            return late;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Outcome(clock.instant(), "the health check was interrupted");
-        } catch (ExecutionException e) {
-            return new Outcome(clock.instant(), describe(e.getCause()));
-        }
+    @Override
+    public void onBusy(String name, LockRecord holder) {
+        answered(name);
     }
 
-    private Outcome verify(LockTable table) {
-        Outcome outcome;
-        try {
-            table.verify();
-            outcome = new Outcome(clock.instant(), null);
-        } catch (RuntimeException e) {
-            outcome = new Outcome(clock.instant(), describe(e));
-        }
-        record(outcome);
-        return outcome;
-    }
-
-    /**
-     * A leadership fails when its last error came after its last successful request. With no request of it seen
-     * (a lock table that does not call this listener), when it does not lead and its last error is recent.
-     */
-    private static boolean isFailing(LeadershipStatus status, Instant succeededAt, Instant now) {
-        Instant failedAt = status.lastErrorAt().orElseThrow();
-        if (succeededAt != null) {
-            return !succeededAt.isAfter(failedAt);
-        }
-        return status.state() != LeadershipState.LEADING && failedAt.isAfter(now.minus(UNSEEN_ERROR_WINDOW));
-    }
-
-    /** The failing leaderships, with when they started failing (first seen, if no error event told earlier). */
-    private Map<String, Instant> failing(LeaderRunner leaders, Instant now) {
-        Map<String, Instant> failing = new TreeMap<>();
-        if (leaders == null) {
-            return failing;
-        }
-        for (String name : leaders.names()) {
-            Optional<LeadershipStatus> status = leaders.status(name);
-            if (status.isPresent()
-                    && status.get().lastErrorAt().isPresent()
-                    && isFailing(status.get(), leaderSuccesses.get(name), now)) {
-                failing.put(name, leaderFailingSince.computeIfAbsent(name, n -> now));
-            } else {
-                leaderFailingSince.remove(name);
-            }
-        }
-        return failing;
-    }
-
-    private static String describeLeadership(LeaderRunner leaders, String name) {
-        return leaders.status(name).flatMap(LeadershipStatus::lastError).orElse("failed");
-    }
-
-    private static List<String> leading(LeaderRunner leaders) {
-        return leaders == null
-                ? List.of()
-                : leaders.names().stream().filter(leaders::isLeader).toList();
+    @Override
+    public void onLost(Lease lease, LeaseEnd reason) {
+        lastLeaseLost = lease.name() + " " + reason.name().toLowerCase(Locale.ROOT) + " at "
+                + LocksEndpoint.iso(clock.instant());
     }
 
     /** The error's type and message, without its stack trace. */
@@ -322,15 +172,6 @@ public final class LockTableHealthIndicator extends AbstractHealthIndicator
         return message == null || message.isBlank() ? type : type + ": " + message;
     }
 
-    /** What a request or a probe found: success when the error is null. */
-    private record Outcome(Instant at, @Nullable String error) {
-        boolean succeeded() {
-            return error == null;
-        }
-    }
-
-    @Override
-    public String toString() {
-        return "LockTableHealthIndicator[" + last.get() + "]";
-    }
+    /** Failures without an answer in between: the first's time, the latest's time and error. */
+    private record Failure(Instant since, Instant at, String error) {}
 }

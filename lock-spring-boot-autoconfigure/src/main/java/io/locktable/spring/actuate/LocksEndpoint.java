@@ -11,14 +11,14 @@ import io.locktable.spring.LeadershipStatus;
 import io.locktable.spring.LockedRunStatus;
 import io.locktable.spring.LockedRuns;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -28,16 +28,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
- * The {@code locks} actuator endpoint: who holds what. {@code GET /actuator/locks} shows the table, this instance's
- * owner id and holder name, every lease it holds, every leadership of its {@link LeaderRunner} and the {@link
- * io.locktable.spring.LockedRun} runs whose body runs now ({@link LockedRuns}); {@code GET
- * /actuator/locks/{name}} shows one lock's item as stored (one strongly consistent read) beside this instance's
- * lease of it, or answers 404 when the lock has no item; {@code POST /actuator/locks/{name}} steps down from that
- * leadership ({@link LeaderRunner#yieldAsync(String)}).
- *
- * <p>Its default access is {@link Access#READ_ONLY}: the step-down exists only with {@code
- * management.endpoint.locks.access=unrestricted}. Durations are ISO-8601 ({@code PT24.1S}), instants ISO-8601 in UTC
- * ({@code 2026-12-02T10:00:00Z}), to the millisecond; absent values are {@code null}.
+ * The {@code locks} actuator endpoint: who holds what. {@code GET /actuator/locks} shows this instance's leases,
+ * leaderships and {@code @LockedRun} runs; {@code GET /actuator/locks/{name}} one lock's item as stored beside this
+ * instance's lease of it; {@code POST /actuator/locks/{name}} steps down from that leadership, and exists only with
+ * {@code management.endpoint.locks.access=unrestricted}. Durations and instants (UTC) are ISO-8601, to the
+ * millisecond; absent values are {@code null}.
  */
 @Endpoint(id = "locks", defaultAccess = Access.READ_ONLY)
 public final class LocksEndpoint {
@@ -56,8 +51,7 @@ public final class LocksEndpoint {
      * Creates the endpoint, without runs.
      *
      * @param locks the lock table to show
-     * @param runner the leader runner whose leaderships to show, or null when there is none ({@code
-     *     locktable.leader.enabled=false})
+     * @param runner the leader runner whose leaderships to show, or null when there is none
      */
     public LocksEndpoint(LockTable locks, LeaderRunner runner) {
         this(locks, runner, null);
@@ -67,8 +61,7 @@ public final class LocksEndpoint {
      * Creates the endpoint.
      *
      * @param locks the lock table to show
-     * @param runner the leader runner whose leaderships to show, or null when there is none ({@code
-     *     locktable.leader.enabled=false})
+     * @param runner the leader runner whose leaderships to show, or null when there is none
      * @param runs the {@code @LockedRun} runs to show, or null when there are none
      */
     public LocksEndpoint(LockTable locks, LeaderRunner runner, LockedRuns runs) {
@@ -77,11 +70,7 @@ public final class LocksEndpoint {
         this.runs = runs;
     }
 
-    /**
-     * What this instance holds, leads and runs. Reads nothing from DynamoDB.
-     *
-     * @return the table, this instance's identity, its leases, its leaderships and its runs
-     */
+    /** {@return what this instance holds, leads and runs; reads nothing from DynamoDB} */
     @ReadOperation
     public LocksDescriptor locks() {
         List<LeaseDescriptor> leases = locks.heldLeases().stream()
@@ -110,12 +99,10 @@ public final class LocksEndpoint {
     }
 
     /**
-     * One lock: its item as stored, read with one strongly consistent {@code GetItem}, and this instance's lease of
-     * it.
+     * One lock: its item as stored (one strongly consistent {@code GetItem}) and this instance's lease of it.
      *
      * @param name the name of the lock
-     * @return the lock, a 404 response when the lock has no item, or a 409 response when the item at the lock's key
-     *     is not a lock item
+     * @return the lock; 404 when the lock has no item, 409 when the item at its key is not a lock item
      */
     @ReadOperation
     public WebEndpointResponse<LockDescriptor> lock(@Selector String name) {
@@ -137,10 +124,8 @@ public final class LocksEndpoint {
     }
 
     /**
-     * Steps down from a leadership so that another instance takes it ({@link LeaderRunner#yieldAsync(String)}): no
-     * new call is admitted at once; the calls in flight finish and the lease is released on the runner's threads;
-     * this instance stays out of the election for two leases. The request waits for that at most {@link
-     * #STEP_DOWN_WAIT}, never a lease. Exists only with {@code management.endpoint.locks.access=unrestricted}.
+     * Steps down from a leadership ({@link LeaderRunner#yieldAsync(String)}) and waits for the release at most {@link
+     * #STEP_DOWN_WAIT}.
      *
      * @param name the name of the leadership
      * @return the leadership's status: 200 once the lease is released, 202 while calls in flight still hold it; a
@@ -151,22 +136,24 @@ public final class LocksEndpoint {
         if (runner == null || runner.status(name).isEmpty()) {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
         }
-        CompletableFuture<Void> released = runner.yieldAsync(name).toCompletableFuture();
-        int status = WebEndpointResponse.STATUS_OK;
-        try {
-            released.get(STEP_DOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            status = STATUS_ACCEPTED;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            status = STATUS_ACCEPTED;
-        } catch (ExecutionException e) {
-            // a step-down does not fail; the status below tells where it stands
-        }
-        int code = status;
+        boolean released = runner.yieldAsync(name)
+                .toCompletableFuture()
+                .handle((done, error) -> true) // a step-down does not fail; the status tells where it stands
+                .completeOnTimeout(false, STEP_DOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                .join();
+        int code = released ? WebEndpointResponse.STATUS_OK : STATUS_ACCEPTED;
         return runner.status(name)
                 .map(leadership -> new WebEndpointResponse<>(LeaderDescriptor.of(leadership), code))
                 .orElseGet(() -> new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND));
+    }
+
+    /** ISO-8601 text of an instant (UTC), to the millisecond, or null. */
+    static @Nullable String iso(@Nullable Instant instant) {
+        return instant == null ? null : instant.truncatedTo(ChronoUnit.MILLIS).toString();
+    }
+
+    private static @Nullable String iso(@Nullable Duration duration) {
+        return duration == null ? null : duration.truncatedTo(ChronoUnit.MILLIS).toString();
     }
 
     private LeaseDescriptor describe(Lease lease) {
@@ -175,24 +162,13 @@ public final class LocksEndpoint {
         return new LeaseDescriptor(
                 lease.name(),
                 lease.fencingToken(),
-                Iso.instant(lease.acquiredAt()),
-                Iso.instant(lease.renewedAt()),
-                Iso.duration(lease.remaining()),
+                iso(lease.acquiredAt()),
+                iso(lease.renewedAt()),
+                iso(lease.remaining()),
                 leader);
     }
 
-    /**
-     * The response of {@code GET /actuator/locks}.
-     *
-     * @param table the DynamoDB table of the locks
-     * @param partitionKey its partition key attribute
-     * @param sortKey its sort key attribute, or null
-     * @param owner the owner id this instance writes to the items it holds
-     * @param holder the readable name of this instance, or null
-     * @param leases the leases this instance holds, by name
-     * @param leaders the leaderships of this instance's leader runner, by name
-     * @param runs the {@code @LockedRun} runs whose body runs now, by name
-     */
+    /** The response of {@code GET /actuator/locks}: the table, this instance's identity, leases, leaders, runs. */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record LocksDescriptor(
             String table,
@@ -205,45 +181,22 @@ public final class LocksEndpoint {
             List<RunDescriptor> runs)
             implements OperationResponseBody {}
 
-    /**
-     * A {@code @LockedRun} run whose body runs now on this instance.
-     *
-     * @param name the lock
-     * @param fencingToken the fencing token of the run's lease
-     * @param startedAt when the body started, ISO-8601 UTC
-     */
+    /** A {@code @LockedRun} run whose body runs now: its lock, its lease's fencing token, when the body started. */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record RunDescriptor(String name, long fencingToken, String startedAt) implements OperationResponseBody {
 
         static RunDescriptor of(LockedRunStatus run) {
-            return new RunDescriptor(run.name(), run.fencingToken(), Iso.instant(run.startedAt()));
+            return new RunDescriptor(run.name(), run.fencingToken(), iso(run.startedAt()));
         }
     }
 
-    /**
-     * A lease this instance holds.
-     *
-     * @param name the lock
-     * @param fencingToken the fencing token of the acquisition
-     * @param acquiredAt when it was acquired, ISO-8601 UTC
-     * @param renewedAt when it was last renewed, ISO-8601 UTC
-     * @param remaining how much of the lease is left unless renewed, ISO-8601
-     * @param leader whether it is the lease of one of the leader runner's terms
-     */
+    /** A lease this instance holds; {@code leader} when it is the lease of a leader runner's term. */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record LeaseDescriptor(
             String name, long fencingToken, String acquiredAt, String renewedAt, String remaining, boolean leader)
             implements OperationResponseBody {}
 
-    /**
-     * A leadership of the leader runner.
-     *
-     * @param name the name of the leadership
-     * @param state LEADING, FOLLOWING or STOPPED
-     * @param terms how many terms this instance has won
-     * @param lastError the last error of the leadership, or null
-     * @param lastErrorAt when it happened, ISO-8601 UTC, or null
-     */
+    /** A leadership of the leader runner ({@link LeadershipStatus}). */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record LeaderDescriptor(String name, LeadershipState state, long terms, String lastError, String lastErrorAt)
             implements OperationResponseBody {
@@ -254,29 +207,16 @@ public final class LocksEndpoint {
                     status.state(),
                     status.terms(),
                     status.lastError().orElse(null),
-                    status.lastErrorAt().map(Iso::instant).orElse(null));
+                    status.lastErrorAt().map(LocksEndpoint::iso).orElse(null));
         }
     }
 
-    /**
-     * The response of {@code GET /actuator/locks/{name}}.
-     *
-     * @param name the lock
-     * @param stored its item as stored
-     * @param local this instance's lease of it, or null
-     */
+    /** The response of {@code GET /actuator/locks/{name}}: the item as stored and this instance's lease, or null. */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record LockDescriptor(String name, StoredDescriptor stored, LeaseDescriptor local)
             implements OperationResponseBody {}
 
-    /**
-     * A lock item as stored.
-     *
-     * @param owner the owner id of its holder, or null when it is free
-     * @param holder the readable name of its holder, or null
-     * @param fencingToken the fencing token of its last acquisition
-     * @param leaseDuration the lease its last holder asked for, ISO-8601
-     */
+    /** A lock item as stored ({@link LockRecord}); the owner is null when the lock is free. */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record StoredDescriptor(String owner, String holder, long fencingToken, String leaseDuration)
             implements OperationResponseBody {
@@ -286,7 +226,7 @@ public final class LocksEndpoint {
                     stored.owner().orElse(null),
                     stored.holder().orElse(null),
                     stored.fencingToken(),
-                    Iso.duration(stored.leaseDuration()));
+                    iso(stored.leaseDuration()));
         }
     }
 }

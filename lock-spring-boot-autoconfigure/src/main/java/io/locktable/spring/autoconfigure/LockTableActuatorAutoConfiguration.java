@@ -14,11 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 
-/**
- * The {@code locks} actuator endpoint ({@link LocksEndpoint}), when Spring Boot's actuator is on the class path and
- * the endpoint is available: exposed ({@code management.endpoints.web.exposure.include=locks}) and not switched
- * off ({@code management.endpoint.locks.access=none}). Backs off when the context has a {@code LocksEndpoint}.
- */
+/** The {@code locks} actuator endpoint ({@link LocksEndpoint}) when it is exposed; backs off for a bean of its own. */
 @AutoConfiguration(
         after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class, LockedRunAutoConfiguration.class})
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class, LockTable.class})

@@ -16,10 +16,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
 /**
- * The {@code locktable} health indicator ({@link LockTableHealthIndicator}), when Spring Boot's health module is on
- * the class path, unless {@code management.health.locktable.enabled=false}, set by {@code locktable.health.*}. The
- * indicator is a listener of the auto-configured lock table. Spring Boot's liveness group leaves it out. Backs off when the context has a bean named {@code locktableHealthIndicator} or
- * {@code locktableHealthContributor}, or a {@code LockTableHealthIndicator}.
+ * The {@code locktable} health indicator ({@link LockTableHealthIndicator}), a listener of the auto-configured lock
+ * table, unless {@code management.health.locktable.enabled=false}; {@code locktable.health.down-after} sets it.
+ * Backs off for a bean named {@code locktableHealthIndicator} or {@code locktableHealthContributor}, or a {@code
+ * LockTableHealthIndicator}.
  */
 @AutoConfiguration(after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class})
 @ConditionalOnClass({HealthIndicator.class, LockTable.class})
@@ -41,11 +41,12 @@ public final class LockTableHealthAutoConfiguration {
             LockTableProperties properties,
             Environment environment) {
         LockTableProperties.Health health = properties.getHealth();
+        // probe-interval and timeout are unused (no probe); still checked so that a wrong value fails as before
+        DurationProperties.positive(environment, "locktable.health.probe-interval", health.getProbeInterval());
+        DurationProperties.positive(environment, "locktable.health.timeout", health.getTimeout());
         return new LockTableHealthIndicator(
                 lockTable::getIfUnique,
                 leaderRunner::getIfUnique,
-                DurationProperties.positive(environment, "locktable.health.probe-interval", health.getProbeInterval()),
-                DurationProperties.positive(environment, "locktable.health.timeout", health.getTimeout()),
                 DurationProperties.notNegative(environment, "locktable.health.down-after", health.getDownAfter()));
     }
 }

@@ -15,9 +15,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.context.annotation.Bean;
 
 /**
- * The {@code locktable.*} Micrometer meters ({@link LockTableMetrics}), when Micrometer is on the class path and the
- * context has a {@link MeterRegistry} (as Spring Boot's metrics auto-configuration provides). The binder is a
- * listener of the auto-configured lock table. Backs off when the context has a {@code LockTableMetrics}.
+ * The {@code locktable.*} meters ({@link LockTableMetrics}, a listener of the auto-configured lock table), when the
+ * context has a {@link MeterRegistry}; backs off for a {@code LockTableMetrics} of its own.
  */
 @AutoConfiguration(
         after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class, LockedRunAutoConfiguration.class},

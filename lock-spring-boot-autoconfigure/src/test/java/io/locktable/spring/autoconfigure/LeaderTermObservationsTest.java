@@ -6,9 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.actuate.DefaultLeaderTermObservationConvention;
-import io.locktable.spring.actuate.LeaderTermObservationContext;
 import io.locktable.spring.actuate.LeaderTermObservationConvention;
-import io.locktable.spring.actuate.LeaderTermObservations;
+import io.locktable.spring.actuate.LockObservationContext;
+import io.locktable.spring.actuate.LockObservations;
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
@@ -52,7 +52,7 @@ class LeaderTermObservationsTest {
     void aTermIsObservedFromTheGrantToTheRevocation() {
         TestObservationRegistry registry = TestObservationRegistry.create();
         runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
-            assertThat(context).hasNotFailed().hasSingleBean(LeaderTermObservations.class);
+            assertThat(context).hasNotFailed().hasSingleBean(LockObservations.class);
             LeaderRunner leaders = context.getBean(LeaderRunner.class);
             await().atMost(LEASE.multipliedBy(3)).until(() -> leaders.isLeader(job));
             long token = leaders.lease(job).orElseThrow().fencingToken();
@@ -86,7 +86,7 @@ class LeaderTermObservationsTest {
             }
 
             @Override
-            public KeyValues getLowCardinalityKeyValues(LeaderTermObservationContext context) {
+            public KeyValues getLowCardinalityKeyValues(LockObservationContext context) {
                 return super.getLowCardinalityKeyValues(context).and("team", "orders");
             }
         };
@@ -124,15 +124,15 @@ class LeaderTermObservationsTest {
 
     @Test
     void backsOffWithoutARegistryOrTheObservationApiAndForAnObserverOfTheApplication() {
-        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LeaderTermObservations.class));
+        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LockObservations.class));
         runner.withClassLoader(new FilteredClassLoader("io.micrometer.observation"))
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LeaderTermObservations.class));
-        LeaderTermObservations mine = new LeaderTermObservations(ObservationRegistry.NOOP, null);
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LockObservations.class));
+        LockObservations mine =
+                new LockObservations(ObservationRegistry.NOOP, null, null, null, () -> null, () -> null);
         runner.withBean(ObservationRegistry.class, TestObservationRegistry::create)
-                .withBean("mine", LeaderTermObservations.class, () -> mine)
-                .run(context -> assertThat(context)
-                        .getBean(LeaderTermObservations.class)
-                        .isSameAs(mine));
+                .withBean("mine", LockObservations.class, () -> mine)
+                .run(context ->
+                        assertThat(context).getBean(LockObservations.class).isSameAs(mine));
     }
 
     /** A bean with a leadership, so the runner has a name. */

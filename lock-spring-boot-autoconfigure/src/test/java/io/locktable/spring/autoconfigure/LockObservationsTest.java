@@ -9,14 +9,13 @@ import io.locktable.LockTable;
 import io.locktable.LockTableListener;
 import io.locktable.spring.LockedRun;
 import io.locktable.spring.LockedRuns;
-import io.locktable.spring.actuate.AcquireObservationContext;
 import io.locktable.spring.actuate.AcquireObservationConvention;
-import io.locktable.spring.actuate.AcquireObservations;
 import io.locktable.spring.actuate.DefaultAcquireObservationConvention;
 import io.locktable.spring.actuate.DefaultLockedRunObservationConvention;
-import io.locktable.spring.actuate.LockedRunObservationContext;
+import io.locktable.spring.actuate.LockObservationContext;
+import io.locktable.spring.actuate.LockObservationContext.Kind;
+import io.locktable.spring.actuate.LockObservations;
 import io.locktable.spring.actuate.LockedRunObservationConvention;
-import io.locktable.spring.actuate.LockedRunObservations;
 import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -101,7 +100,7 @@ class LockObservationsTest {
     void anAcquireIsObservedFromItsStartToItsOutcomeTaggedOtherForANameOfTheApplication() {
         TestObservationRegistry registry = recording();
         runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
-            assertThat(context).hasNotFailed().hasSingleBean(AcquireObservations.class);
+            assertThat(context).hasNotFailed().hasSingleBean(LockObservations.class);
             LockTable locks = context.getBean(LockTable.class);
             String name = "order-" + UUID.randomUUID();
             Lease lease = locks.tryAcquire(name, LEASE).orElseThrow();
@@ -129,13 +128,15 @@ class LockObservationsTest {
     void aLockedRunIsObservedAroundTheCallCurrentWhileTheBodyRunsTaggedWithItsTemplate() {
         TestObservationRegistry registry = recording();
         runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
-            assertThat(context).hasNotFailed().hasSingleBean(LockedRunObservations.class);
+            assertThat(context).hasNotFailed().hasSingleBean(LockObservations.class);
             Reports reports = context.getBean(Reports.class);
 
             assertThat(reports.byRegion("eu")).isPresent();
             assertThat(reports.currentInBody())
                     .as("the run's observation is the current one while the body runs")
-                    .isInstanceOf(LockedRunObservationContext.class);
+                    .isInstanceOfSatisfying(
+                            LockObservationContext.class,
+                            run -> assertThat(run.kind()).isEqualTo(Kind.LOCKED_RUN));
             try (LockTable other = other()) {
                 Lease held = other.tryAcquire("report-us", LEASE).orElseThrow();
                 assertThat(reports.byRegion("us"))
@@ -148,7 +149,7 @@ class LockObservationsTest {
             TestObservationRegistryAssert.assertThat(registry)
                     .hasNumberOfObservationsWithNameEqualTo(DefaultLockedRunObservationConvention.NAME, 3);
             assertThat(stopped)
-                    .filteredOn(stop -> stop instanceof LockedRunObservationContext)
+                    .filteredOn(stop -> isKind(stop, Kind.LOCKED_RUN))
                     .extracting(stop -> stop.getLowCardinalityKeyValues().stream()
                                     .map(keyValue -> keyValue.getKey() + "=" + keyValue.getValue())
                                     .toList()
@@ -160,13 +161,13 @@ class LockObservationsTest {
                             "[lock=report-#{#region}, outcome=skipped] report-us locked run report-#{#region}",
                             "[lock=failing-#{#region}, outcome=failed] failing-eu locked run failing-#{#region}");
             assertThat(stopped)
-                    .filteredOn(stop -> stop instanceof LockedRunObservationContext run
-                            && run.name().equals("failing-eu"))
+                    .filteredOn(stop -> isKind(stop, Kind.LOCKED_RUN)
+                            && ((LockObservationContext) stop).name().equals("failing-eu"))
                     .singleElement()
                     .satisfies(stop -> assertThat(stop.getError()).hasMessage("no report today"));
             await().atMost(WAIT)
                     .untilAsserted(() -> assertThat(stopped)
-                            .filteredOn(stop -> stop instanceof AcquireObservationContext)
+                            .filteredOn(stop -> isKind(stop, Kind.ACQUIRE))
                             .extracting(stop -> stop.getLowCardinalityKeyValue("lock")
                                             .getValue() + " "
                                     + stop.getLowCardinalityKeyValue("outcome").getValue())
@@ -189,12 +190,12 @@ class LockObservationsTest {
             assertThat(registry.getCurrentObservation())
                     .as("the caller's thread keeps no scope of a run that ends later")
                     .isNull();
-            assertThat(stopped).noneMatch(stop -> stop instanceof LockedRunObservationContext);
+            assertThat(stopped).noneMatch(stop -> isKind(stop, Kind.LOCKED_RUN));
 
             work.complete("done");
             assertThat(call).succeedsWithin(WAIT).isEqualTo("done");
             assertThat(stopped)
-                    .filteredOn(stop -> stop instanceof LockedRunObservationContext)
+                    .filteredOn(stop -> isKind(stop, Kind.LOCKED_RUN))
                     .singleElement()
                     .satisfies(stop -> {
                         assertThat(stop.getLowCardinalityKeyValue("lock").getValue())
@@ -283,7 +284,7 @@ class LockObservationsTest {
             }
 
             @Override
-            public KeyValues getLowCardinalityKeyValues(AcquireObservationContext context) {
+            public KeyValues getLowCardinalityKeyValues(LockObservationContext context) {
                 return super.getLowCardinalityKeyValues(context).and("team", "orders");
             }
         };
@@ -312,24 +313,22 @@ class LockObservationsTest {
     }
 
     @Test
-    void backsOffWithoutARegistryOrTheObservationApiAndForObserversOfTheApplication() {
-        runner.run(context -> assertThat(context)
-                .hasNotFailed()
-                .doesNotHaveBean(AcquireObservations.class)
-                .doesNotHaveBean(LockedRunObservations.class));
+    void backsOffWithoutARegistryOrTheObservationApiAndForAnObserverOfTheApplication() {
+        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LockObservations.class));
         bare.withClassLoader(new FilteredClassLoader("io.micrometer.observation"))
-                .run(context -> assertThat(context)
-                        .hasNotFailed()
-                        .doesNotHaveBean(AcquireObservations.class)
-                        .doesNotHaveBean(LockedRunObservations.class));
-        AcquireObservations mine = new AcquireObservations(ObservationRegistry.NOOP, null, () -> null, () -> null);
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LockObservations.class));
+        LockObservations mine =
+                new LockObservations(ObservationRegistry.NOOP, null, null, null, () -> null, () -> null);
         runner.withBean(ObservationRegistry.class, TestObservationRegistry::create)
-                .withBean("mine", AcquireObservations.class, () -> mine)
+                .withBean("mine", LockObservations.class, () -> mine)
                 .run(context -> {
-                    assertThat(context).getBean(AcquireObservations.class).isSameAs(mine);
-                    assertThat(context).hasSingleBean(LockedRunObservations.class);
+                    assertThat(context).getBean(LockObservations.class).isSameAs(mine);
                     assertThat(context).hasSingleBean(LockedRuns.class);
                 });
+    }
+
+    private static boolean isKind(Observation.Context context, Kind kind) {
+        return context instanceof LockObservationContext lock && lock.kind() == kind;
     }
 
     private static Lease acquire(LockTable locks, String name, Duration wait) {

@@ -1,0 +1,175 @@
+package io.locktable.spring.actuate;
+
+import io.locktable.AcquireOutcome;
+import io.locktable.LockTableListener;
+import io.locktable.spring.LeaderRunner;
+import io.locktable.spring.LeadershipGrantedEvent;
+import io.locktable.spring.LeadershipRevokedEvent;
+import io.locktable.spring.LockedRunObserver;
+import io.locktable.spring.LockedRuns;
+import io.locktable.spring.actuate.LockObservationContext.Kind;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.ApplicationListener;
+
+/**
+ * Micrometer observations of a lock table: of each acquire ({@value DefaultAcquireObservationConvention#NAME}, as a
+ * listener of the table), of each {@code @LockedRun} call ({@value DefaultLockedRunObservationConvention#NAME}, as
+ * the {@link LockedRuns#observer(LockedRunObserver) observer} of the runs) and of each leader term ({@value
+ * DefaultLeaderTermObservationConvention#NAME}, from the leadership events). Each is named and tagged by its
+ * convention, the default one unless another is given. Observations still open stop when the context closes.
+ *
+ * <p>A run's observation starts on the caller's thread and is current while the body runs, so the body's spans
+ * nest under it (a run whose work ends later, such as a future, has no scope). An acquire is heard from the table's
+ * events, which come a moment later on its event thread: in a trace it is a span of its own. The events do not say
+ * which start a finish belongs to, so a finish stops the open observation of its name that started closest to its
+ * own start (exact for one call of a name at a time). Thread-safe.
+ */
+public final class LockObservations
+        implements LockTableListener, LockedRunObserver, ApplicationListener<ApplicationEvent>, DisposableBean {
+
+    private static final AcquireObservationConvention ACQUIRES = new DefaultAcquireObservationConvention();
+    private static final LockedRunObservationConvention RUNS = new DefaultLockedRunObservationConvention();
+    private static final LeaderTermObservationConvention TERMS = new DefaultLeaderTermObservationConvention();
+
+    private final ObservationRegistry registry;
+    private final @Nullable AcquireObservationConvention acquires;
+    private final @Nullable LockedRunObservationConvention runs;
+    private final @Nullable LeaderTermObservationConvention terms;
+    private final Supplier<@Nullable LeaderRunner> runner;
+    private final Supplier<@Nullable LockedRuns> lockedRuns;
+    private final Map<String, List<Open>> openAcquires = new ConcurrentHashMap<>();
+    private final Map<String, Observation> openTerms = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the observer.
+     *
+     * @param registry the registry the observations go to
+     * @param acquires the convention of acquires, or null for the default one
+     * @param runs the convention of {@code @LockedRun} calls, or null for the default one
+     * @param terms the convention of leader terms, or null for the default one
+     * @param runner the leader runner, whose names tag acquires as themselves, or a supplier of null
+     * @param lockedRuns the {@code @LockedRun} runs, whose declared names tag acquires, or a supplier of null
+     */
+    public LockObservations(
+            ObservationRegistry registry,
+            @Nullable AcquireObservationConvention acquires,
+            @Nullable LockedRunObservationConvention runs,
+            @Nullable LeaderTermObservationConvention terms,
+            Supplier<@Nullable LeaderRunner> runner,
+            Supplier<@Nullable LockedRuns> lockedRuns) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.acquires = acquires;
+        this.runs = runs;
+        this.terms = terms;
+        this.runner = Objects.requireNonNull(runner, "runner");
+        this.lockedRuns = Objects.requireNonNull(lockedRuns, "lockedRuns");
+    }
+
+    /** Started with the custom convention if given, else a global one of the registry, else the default one. */
+    private Observation start(
+            @Nullable ObservationConvention<LockObservationContext> custom,
+            ObservationConvention<LockObservationContext> defaults,
+            LockObservationContext context) {
+        return Observation.createNotStarted(custom, defaults, () -> context, registry)
+                .start();
+    }
+
+    @Override
+    public void onAcquireStarted(String name) {
+        LockObservationContext context = new LockObservationContext(
+                Kind.ACQUIRE, name, LockTableMetrics.tagOf(runner.get(), lockedRuns.get(), name), 0);
+        Open open = new Open(start(acquires, ACQUIRES, context), context, System.nanoTime());
+        openAcquires.compute(name, (n, list) -> {
+            List<Open> all = list == null ? new ArrayList<>() : list;
+            all.add(open);
+            return all;
+        });
+    }
+
+    @Override
+    public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
+        long startedAt = System.nanoTime() - elapsed.toNanos();
+        Open[] finished = new Open[1];
+        openAcquires.computeIfPresent(name, (n, list) -> {
+            finished[0] = list.stream()
+                    .min(Comparator.comparingLong(o -> Math.abs(o.startedNanos() - startedAt)))
+                    .orElseThrow();
+            list.remove(finished[0]);
+            return list.isEmpty() ? null : list;
+        });
+        if (finished[0] != null) { // else it started before this observer heard the table
+            finished[0].context().outcome(outcome);
+            finished[0].observation().stop();
+        }
+    }
+
+    @Override
+    public Call started(String name, String declaredName) {
+        return run(name, declaredName, true);
+    }
+
+    @Override
+    public Call startedDeferred(String name, String declaredName) {
+        return run(name, declaredName, false);
+    }
+
+    /** A run whose work ends later has no scope: its end may come on another thread. */
+    private Call run(String name, String declaredName, boolean scoped) {
+        LockObservationContext context = new LockObservationContext(Kind.LOCKED_RUN, name, declaredName, 0);
+        Observation observation = start(runs, RUNS, context);
+        Observation.@Nullable Scope scope = scoped ? observation.openScope() : null;
+        return (outcome, error) -> {
+            if (scope != null) {
+                scope.close();
+            }
+            context.outcome(outcome);
+            if (error != null) {
+                observation.error(error);
+            }
+            observation.stop();
+        };
+    }
+
+    /** Starts a term's observation at a {@link LeadershipGrantedEvent}, stops it at a {@link LeadershipRevokedEvent}. */
+    @Override
+    public void onApplicationEvent(ApplicationEvent event) {
+        if (event instanceof LeadershipGrantedEvent granted) {
+            LockObservationContext context = new LockObservationContext(
+                    Kind.LEADER_TERM,
+                    granted.name(),
+                    granted.name(),
+                    granted.lease().fencingToken());
+            Observation previous = openTerms.put(granted.name(), start(terms, TERMS, context));
+            if (previous != null) {
+                previous.stop(); // a revocation that never came (an event dropped at a stop)
+            }
+        } else if (event instanceof LeadershipRevokedEvent revoked) {
+            Optional.ofNullable(openTerms.remove(revoked.name())).ifPresent(Observation::stop);
+        }
+    }
+
+    /** Stops the observations still open (an acquire without an outcome); called by the context when it closes. */
+    @Override
+    public void destroy() {
+        openTerms.values().forEach(Observation::stop);
+        openTerms.clear();
+        openAcquires.values().forEach(open -> open.forEach(o -> o.observation().stop()));
+        openAcquires.clear();
+    }
+
+    private record Open(Observation observation, LockObservationContext context, long startedNanos) {}
+}
