@@ -41,9 +41,6 @@ public final class LockTableHealthAutoConfiguration {
             LockTableProperties properties,
             Environment environment) {
         LockTableProperties.Health health = properties.getHealth();
-        // probe-interval and timeout are unused (no probe); still checked so that a wrong value fails as before
-        DurationProperties.positive(environment, "locktable.health.probe-interval", health.getProbeInterval());
-        DurationProperties.positive(environment, "locktable.health.timeout", health.getTimeout());
         return new LockTableHealthIndicator(
                 lockTable::getIfUnique,
                 leaderRunner::getIfUnique,

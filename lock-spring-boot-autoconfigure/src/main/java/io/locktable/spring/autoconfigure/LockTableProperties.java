@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.boot.convert.DurationUnit;
 
 /**
@@ -190,17 +191,14 @@ public final class LockTableProperties {
     /** The {@code locktable} health indicator. */
     public static final class Health {
 
-        /**
-         * How long the outcome of a request to the table stands before a health check asks the table again. A number
-         * without a unit is in seconds; one of 1000 or more stops startup.
-         */
+        private static final String UNUSED = "The health indicator sends no request of its own: it reports from what"
+                + " the lock table's requests saw, so there is nothing to probe or to time out.";
+
+        /** Unused: the health indicator sends no request of its own. */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration probeInterval = Duration.ofSeconds(10);
 
-        /**
-         * How long a health check waits for the table's answer; no answer is a failure. A number without a unit is
-         * in seconds; one of 1000 or more stops startup.
-         */
+        /** Unused: the health indicator sends no request of its own. */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration timeout = Duration.ofSeconds(2);
 
@@ -211,18 +209,40 @@ public final class LockTableProperties {
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration downAfter = Duration.ofSeconds(30);
 
+        /**
+         * @return the value set, which nothing reads
+         * @deprecated the health indicator reports from the lock table's own requests and sends none
+         */
+        @Deprecated(since = "0.1.0")
+        @DeprecatedConfigurationProperty(reason = UNUSED, since = "0.1.0")
         public Duration getProbeInterval() {
             return probeInterval;
         }
 
+        /**
+         * @param probeInterval ignored
+         * @deprecated see {@link #getProbeInterval()}
+         */
+        @Deprecated(since = "0.1.0")
         public void setProbeInterval(Duration probeInterval) {
             this.probeInterval = probeInterval;
         }
 
+        /**
+         * @return the value set, which nothing reads
+         * @deprecated the health indicator reports from the lock table's own requests and sends none
+         */
+        @Deprecated(since = "0.1.0")
+        @DeprecatedConfigurationProperty(reason = UNUSED, since = "0.1.0")
         public Duration getTimeout() {
             return timeout;
         }
 
+        /**
+         * @param timeout ignored
+         * @deprecated see {@link #getTimeout()}
+         */
+        @Deprecated(since = "0.1.0")
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
         }

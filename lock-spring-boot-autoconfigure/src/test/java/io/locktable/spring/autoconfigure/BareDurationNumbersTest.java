@@ -76,13 +76,7 @@ class BareDurationNumbersTest {
     }
 
     @ParameterizedTest
-    @ValueSource(
-            strings = {
-                "locktable.leader.shutdown-timeout",
-                "locktable.health.probe-interval",
-                "locktable.health.timeout",
-                "locktable.health.down-after"
-            })
+    @ValueSource(strings = {"locktable.leader.shutdown-timeout", "locktable.health.down-after"})
     void everyLeaseScaleDurationIsChecked(String property) {
         runner.withPropertyValues(property + "=20000").run(context -> {
             assertThat(Analyses.of(context.getStartupFailure()).getDescription())
@@ -96,8 +90,6 @@ class BareDurationNumbersTest {
         runner.withPropertyValues(
                         "locktable.lease-duration=30000ms",
                         "locktable.leader.shutdown-timeout=999",
-                        "locktable.health.probe-interval=PT10S",
-                        "locktable.health.timeout=2",
                         "locktable.health.down-after=1000s",
                         "locktable.time-to-live.retention=86400") // not lease-scale: a day, in seconds
                 .run(context -> {

@@ -50,6 +50,23 @@ class PropertiesDocumentationTest {
     }
 
     @Test
+    void theHealthProbeSettingsAreDeprecatedInTheMetadataWithTheReason() throws IOException {
+        try (InputStream json = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            assertThat(json).isNotNull();
+            Map<String, ConfigurationMetadataProperty> all = ConfigurationMetadataRepositoryJsonBuilder.create(json)
+                    .build()
+                    .getAllProperties();
+            for (String name : new String[] {"locktable.health.probe-interval", "locktable.health.timeout"}) {
+                ConfigurationMetadataProperty property = all.get(name);
+                assertThat(property).as(name).isNotNull();
+                assertThat(property.isDeprecated()).as(name + " deprecated").isTrue();
+                assertThat(property.getDeprecation().getReason()).contains("sends no request of its own");
+            }
+            assertThat(all.get("locktable.health.down-after").isDeprecated()).isFalse();
+        }
+    }
+
+    @Test
     void theHealthIndicatorsSwitchIsInTheMetadata() throws IOException {
         try (InputStream json = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
             assertThat(json).isNotNull();
