@@ -2,7 +2,7 @@ package io.locktable.spring;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -53,27 +53,37 @@ final class EventThread {
     }
 
     /**
-     * Accepts no more events, and waits at most {@code wait} for those published already to be delivered. When a
-     * listener takes longer, the rest of this component's events are dropped and the thread is replaced (the stuck
-     * one interrupted), so the other components' events go on.
+     * Accepts no more events, and waits at most {@code wait} for those published already to be delivered: see {@link
+     * #stopAsync(Duration)}.
      */
     void stop(Duration wait) {
+        stopAsync(wait).join();
+    }
+
+    /**
+     * Accepts no more events; completes once those published already were delivered, or after {@code wait}: then the
+     * rest of this component's events are dropped and the thread is replaced (the stuck one interrupted), so the
+     * other components' events go on.
+     */
+    CompletableFuture<Void> stopAsync(Duration wait) {
         if (!open) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         open = false;
-        CountDownLatch delivered = new CountDownLatch(1);
-        submit(delivered::countDown);
-        try {
-            if (delivered.await(wait.toMillis(), TimeUnit.MILLISECONDS)) {
-                return;
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        dropping = true;
-        log.warn("Listeners of the events of {} did not finish within {}; later events are dropped", source, wait);
-        replaceThread();
+        CompletableFuture<Boolean> delivered = new CompletableFuture<>();
+        submit(() -> delivered.complete(true));
+        return delivered
+                .completeOnTimeout(false, wait.toNanos(), TimeUnit.NANOSECONDS)
+                .thenAccept(done -> {
+                    if (!done) {
+                        dropping = true;
+                        log.warn(
+                                "Listeners of the events of {} did not finish within {}; later events are dropped",
+                                source,
+                                wait);
+                        replaceThread();
+                    }
+                });
     }
 
     /** Queues an event for delivery after those published before it; dropped when stopped. */

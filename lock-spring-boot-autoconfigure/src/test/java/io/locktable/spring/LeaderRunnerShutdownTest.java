@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
- * How the runner stops and steps down without blocking the caller: every name in parallel on the runner's own
- * threads, bounded by the shutdown timeout; and the endpoint's step-down answers without waiting for a lease.
+ * How the runner stops and steps down without blocking the caller: every name in parallel, each going on when its
+ * last call in flight ends, bounded by the shutdown timeout; and the endpoint's step-down answers without waiting for
+ * a lease.
  */
 @DynamoDbEngineTest
 class LeaderRunnerShutdownTest {
@@ -134,7 +135,9 @@ class LeaderRunnerShutdownTest {
         callB.release.countDown();
         await().atMost(WITHIN).until(() -> calledBackOn.get() != null);
         assertThat(b.end()).contains(LeaseEnd.RELEASED);
-        assertThat(calledBackOn.get()).startsWith("locktable-stepdown-");
+        assertThat(calledBackOn.get())
+                .as("called back once the events were delivered: no thread of its own waited")
+                .isEqualTo(EventThread.THREAD_NAME);
         assertThat(callA.admitted.join()).isTrue();
         assertThat(callB.admitted.join()).isTrue();
     }
