@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -15,13 +16,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One call of {@link LockTable#runAsLeader} or {@link LockTable#runAsLeaderAsync}, over a {@link Leadership} that
- * elects: one algorithm, two entry points. Each term calls the work with the lease bound as {@link Lease#current()}:
- * a blocking work on a thread of its own, {@code locktable-leader-<name>}, an asynchronous one on the JDK's default
- * asynchronous executor (user code never runs on the table's threads). The end of the term's lease interrupts that
- * thread, or cancels the work's stage, from the path that ended the lease; the next term's work is called only once
- * the last one's has stopped. Work that ends on its own while its lease is held ends the run: the election stops,
- * releasing the lease, then {@link #done} completes as the work did.
+ * One call of {@link LockTable#runAsLeader} or {@link LockTable#runAsLeaderAsync} over a {@link Leadership}: one
+ * algorithm, two entry points. Each term calls the work with the lease bound as {@link Lease#current()}: a blocking
+ * work on a thread of its own, {@code locktable-leader-<name>}, an asynchronous one on the JDK's default asynchronous
+ * executor (user code never runs on the table's threads). The end of the term's lease interrupts that thread, or
+ * cancels the work's stage, from the path that ended the lease; the next term's work is called only once the last
+ * one's has stopped. Work that ends on its own while its lease is held ends the run: the election stops, releasing
+ * the lease, then {@link #done} completes as the work did.
  */
 final class LeaderRun {
 
@@ -34,16 +35,15 @@ final class LeaderRun {
     private final @Nullable Function<Lease, ? extends CompletionStage<?>> async;
     private final boolean daemon = Thread.currentThread().isDaemon();
     private final @Nullable ClassLoader loader = Thread.currentThread().getContextClassLoader();
-    /** Completes, on whichever thread decides, when the run is over: as the work ended, or why the election did. */
+    /** Completes, on whichever thread decides, as the work ended or as the election stopped. */
     private final CompletableFuture<Void> done = new CompletableFuture<>();
+    /** The run's end is decided, or the caller ended it: no work is called any more. */
+    private final AtomicBoolean over = new AtomicBoolean();
 
     private final ReentrantLock lock = new ReentrantLock(); // held briefly, never over a request or user code
     private @Nullable Leadership leadership; // set before the election starts
-    private @Nullable Term running; // guarded by lock: the term whose work has not stopped
-    private @Nullable Lease pending; // guarded by lock: a term that started while the last one's work ran on
-    private boolean stopped; // guarded by lock: the election stopped
-    private @Nullable Throwable stopError; // guarded by lock: why, if on an error
-    private boolean over; // guarded by lock: the run is over, or the caller ended it
+    private @Nullable Term latest; // guarded by lock
+    private CompletableFuture<?> lastWork = CompletableFuture.completedFuture(null); // guarded by lock
 
     LeaderRun(LockTable table, String name, Duration leaseDuration, LeaderWork work) {
         this(table, name, leaseDuration, work, null);
@@ -72,33 +72,19 @@ final class LeaderRun {
         return new Leadership.Terms() {
             @Override
             public void started(Lease lease) {
-                Term term;
+                Term term = new Term(lease);
                 lock.lock();
                 try {
-                    if (over) {
-                        return; // the leadership is stopping: its stop releases the lease
-                    }
-                    if (running != null) {
-                        pending = lease; // called once the last term's work has stopped
-                        return;
-                    }
-                    term = new Term(lease);
-                    running = term;
+                    latest = term;
+                    lastWork = lastWork.thenCompose(ignored -> term.begin()); // once the last term's work stopped
                 } finally {
                     lock.unlock();
                 }
-                term.begin();
             }
 
             @Override
             public void ended(Lease lease) {
-                Term term;
-                lock.lock();
-                try {
-                    term = running;
-                } finally {
-                    lock.unlock();
-                }
+                Term term = latest();
                 if (term != null && term.lease == lease) {
                     term.stopWork();
                 }
@@ -106,16 +92,29 @@ final class LeaderRun {
         };
     }
 
-    /** Follows the election, before it starts. */
-    void follow(Leadership election) {
-        this.leadership = election;
-        election.whenStopped().whenComplete((ignored, error) -> electionStopped(error));
+    private @Nullable Term latest() {
+        lock.lock();
+        try {
+            return latest;
+        } finally {
+            lock.unlock();
+        }
     }
 
-    /**
-     * For {@link LockTable#runAsLeaderAsync}: completes as {@link #done}, on the JDK's default asynchronous executor
-     * (never on the table's threads); its cancellation ends the run.
-     */
+    /** Follows the election, before it starts: when it stops, the run ends once the last work stopped. */
+    void follow(Leadership election) {
+        this.leadership = election;
+        election.whenStopped().whenComplete((ignored, error) -> {
+            lock.lock();
+            try {
+                lastWork = lastWork.thenRun(() -> electionStopped(error));
+            } finally {
+                lock.unlock();
+            }
+        });
+    }
+
+    /** For {@link LockTable#runAsLeaderAsync}: {@link #done} on the JDK's default asynchronous executor. */
     CompletableFuture<Void> result() {
         CompletableFuture<Void> result = new CompletableFuture<>();
         done.whenCompleteAsync((value, error) -> {
@@ -144,11 +143,10 @@ final class LeaderRun {
             end(true);
             throw e;
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof Exception exception) {
+            if (e.getCause() instanceof Exception exception) {
                 throw exception;
             }
-            if (cause instanceof Error error) {
+            if (e.getCause() instanceof Error error) {
                 throw error;
             }
             throw e;
@@ -157,45 +155,41 @@ final class LeaderRun {
 
     /** The caller ended the run: the work is stopped, then the election, releasing its lease. */
     private void end(boolean awaitWork) {
-        Term term;
+        over.set(true);
+        Term term = latest();
+        CompletableFuture<?> work;
         lock.lock();
         try {
-            over = true;
-            term = running;
-            pending = null;
+            work = lastWork;
         } finally {
             lock.unlock();
         }
         if (term != null) {
             term.stopWork();
-            if (awaitWork) {
-                term.awaitStopped();
-            }
         }
-        if (awaitWork) {
-            Objects.requireNonNull(leadership).close();
-        } else {
+        if (!awaitWork) {
             Objects.requireNonNull(leadership).stopAsync();
+            return;
         }
-    }
-
-    /** The election stopped: unless a term's work is under way (its end decides), the run ends with it. */
-    private void electionStopped(@Nullable Throwable error) {
-        lock.lock();
-        try {
-            stopped = true;
-            stopError = error;
-            if (over || running != null) {
-                return;
+        long deadline = System.nanoTime() + leaseDuration.toNanos();
+        while (!work.isDone()) {
+            try {
+                work.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                // the caller's interrupt is being answered already: keep waiting for the work
+            } catch (ExecutionException | TimeoutException e) {
+                log.warn(
+                        "Work of the leader of lock '{}' did not stop within {} of its interrupt", name, leaseDuration);
+                break;
             }
-            over = true;
-        } finally {
-            lock.unlock();
         }
-        endAsStopped(error);
+        Objects.requireNonNull(leadership).close();
     }
 
-    private void endAsStopped(@Nullable Throwable error) {
+    private void electionStopped(@Nullable Throwable error) {
+        if (!over.compareAndSet(false, true)) {
+            return; // the work's end decided already
+        }
         if (error != null) {
             done.completeExceptionally(unwrap(error));
         } else if (table.isClosed()) {
@@ -205,51 +199,10 @@ final class LeaderRun {
         }
     }
 
-    /** A term's work stopped (or was never called): the next term, if one started meanwhile, or the run's end. */
-    private void termOver(Term term) {
-        Term next = null;
-        boolean end = false;
-        Throwable error;
-        lock.lock();
-        try {
-            if (running == term) {
-                running = null;
-            }
-            error = stopError;
-            if (over) {
-                return;
-            }
-            Lease waiting = pending;
-            pending = null;
-            if (waiting != null) {
-                next = new Term(waiting);
-                running = next;
-            } else if (stopped) {
-                over = true;
-                end = true;
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (next != null) {
-            next.begin();
-        } else if (end) {
-            endAsStopped(error);
-        }
-    }
-
     /** The work ended while its lease was held (or released, or closed with the table): the run ends as it did. */
     private void workEnded(Lease lease, @Nullable Throwable thrown) {
-        lock.lock();
-        try {
-            if (over) {
-                return; // ended by the caller
-            }
-            over = true;
-            running = null;
-            pending = null;
-        } finally {
-            lock.unlock();
+        if (!over.compareAndSet(false, true)) {
+            return; // ended by the caller
         }
         boolean closed = lease.end().orElse(null) == LeaseEnd.CLOSED || table.isClosed();
         // the table closed under the term and the work stopped for it: not the work's own failure
@@ -275,7 +228,6 @@ final class LeaderRun {
     /** One term: the work's call, and its thread or stage. */
     private final class Term {
         private final Lease lease;
-        private final CompletableFuture<Void> workStopped = new CompletableFuture<>();
         private @Nullable CompletableFuture<?> stage; // guarded by lock
         private @Nullable Thread thread; // guarded by lock
         private boolean stopping; // guarded by lock: the lease ended or the caller ended the run
@@ -284,20 +236,17 @@ final class LeaderRun {
             this.lease = lease;
         }
 
-        /** Starts the work's thread at once, or calls the asynchronous work off the table's threads. */
-        void begin() {
+        /** Calls the work: completes, never exceptionally, once it has stopped (at once if its term is over). */
+        CompletableFuture<@Nullable Void> begin() {
             if (blocking != null) {
-                call();
-            } else {
-                CompletableFuture.runAsync(this::call);
+                return call();
             }
+            return CompletableFuture.supplyAsync(this::call).thenCompose(called -> called);
         }
 
-        private void call() {
-            if (!lease.isHeld()) {
-                workStopped.complete(null);
-                termOver(this); // its term ended before the work was called: the election contends again
-                return;
+        private CompletableFuture<@Nullable Void> call() {
+            if (over.get() || !lease.isHeld()) {
+                return CompletableFuture.completedFuture(null); // the election contends again, or has stopped
             }
             CompletableFuture<?> future;
             Thread started = null;
@@ -332,7 +281,13 @@ final class LeaderRun {
             if (stop) {
                 stopWork();
             }
-            future.whenComplete((value, error) -> stageCompleted(error));
+            return future.<@Nullable Void>handle((value, error) -> {
+                LeaseEnd end = lease.end().orElse(null);
+                if (end != LeaseEnd.LOST && end != LeaseEnd.EXPIRED) { // if lost, the election contends again
+                    workEnded(lease, error == null || blocking != null ? error : unwrap(error));
+                }
+                return null;
+            });
         }
 
         private void lead(LeaderWork work, CompletableFuture<@Nullable Object> ended) {
@@ -343,17 +298,6 @@ final class LeaderRun {
                 }));
             } catch (Throwable t) {
                 ended.completeExceptionally(t);
-            }
-        }
-
-        /** On the thread that ended the work: decides and hands on, never blocks. */
-        private void stageCompleted(@Nullable Throwable error) {
-            workStopped.complete(null);
-            LeaseEnd end = lease.end().orElse(null);
-            if (end == LeaseEnd.LOST || end == LeaseEnd.EXPIRED) {
-                termOver(this); // whatever the work did, the election contends again by itself
-            } else {
-                workEnded(lease, error == null || blocking != null ? error : unwrap(error));
             }
         }
 
@@ -373,29 +317,11 @@ final class LeaderRun {
                 lock.unlock();
             }
             if (worker != null) {
-                if (!workStopped.isDone()) {
+                if (future != null && !future.isDone()) {
                     worker.interrupt();
                 }
             } else if (future != null) {
                 CompletableFuture.runAsync(() -> future.cancel(true));
-            }
-        }
-
-        /** After the caller's interrupt: waits for the work to stop, at most one lease, whatever interrupts. */
-        void awaitStopped() {
-            long deadline = System.nanoTime() + leaseDuration.toNanos();
-            while (!workStopped.isDone()) {
-                try {
-                    workStopped.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    // the caller's interrupt is being answered already: keep waiting for the work
-                } catch (ExecutionException | TimeoutException e) {
-                    log.warn(
-                            "Work of the leader of lock '{}' did not stop within {} of its interrupt",
-                            name,
-                            leaseDuration);
-                    return;
-                }
             }
         }
     }
