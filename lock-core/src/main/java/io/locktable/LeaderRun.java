@@ -9,7 +9,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -40,21 +39,12 @@ final class LeaderRun {
     /** The run's end is decided, or the caller ended it: no work is called any more. */
     private final AtomicBoolean over = new AtomicBoolean();
 
-    private final ReentrantLock lock = new ReentrantLock(); // held briefly, never over a request or user code
     private @Nullable Leadership leadership; // set before the election starts
-    private @Nullable Term latest; // guarded by lock
-    private CompletableFuture<?> lastWork = CompletableFuture.completedFuture(null); // guarded by lock
+    private volatile @Nullable Term latest;
+    private CompletableFuture<?> lastWork = CompletableFuture.completedFuture(null); // guarded by this
 
-    LeaderRun(LockTable table, String name, Duration leaseDuration, LeaderWork work) {
-        this(table, name, leaseDuration, work, null);
-    }
-
+    /** One of {@code blocking} and {@code async} is given. */
     LeaderRun(
-            LockTable table, String name, Duration leaseDuration, Function<Lease, ? extends CompletionStage<?>> work) {
-        this(table, name, leaseDuration, null, work);
-    }
-
-    private LeaderRun(
             LockTable table,
             String name,
             Duration leaseDuration,
@@ -73,18 +63,15 @@ final class LeaderRun {
             @Override
             public void started(Lease lease) {
                 Term term = new Term(lease);
-                lock.lock();
-                try {
-                    latest = term;
+                latest = term;
+                synchronized (LeaderRun.this) {
                     lastWork = lastWork.thenCompose(ignored -> term.begin()); // once the last term's work stopped
-                } finally {
-                    lock.unlock();
                 }
             }
 
             @Override
             public void ended(Lease lease) {
-                Term term = latest();
+                Term term = latest;
                 if (term != null && term.lease == lease) {
                     term.stopWork();
                 }
@@ -92,24 +79,12 @@ final class LeaderRun {
         };
     }
 
-    private @Nullable Term latest() {
-        lock.lock();
-        try {
-            return latest;
-        } finally {
-            lock.unlock();
-        }
-    }
-
     /** Follows the election, before it starts: when it stops, the run ends once the last work stopped. */
     void follow(Leadership election) {
         this.leadership = election;
         election.whenStopped().whenComplete((ignored, error) -> {
-            lock.lock();
-            try {
+            synchronized (this) {
                 lastWork = lastWork.thenRun(() -> electionStopped(error));
-            } finally {
-                lock.unlock();
             }
         });
     }
@@ -156,13 +131,10 @@ final class LeaderRun {
     /** The caller ended the run: the work is stopped, then the election, releasing its lease. */
     private void end(boolean awaitWork) {
         over.set(true);
-        Term term = latest();
+        Term term = latest;
         CompletableFuture<?> work;
-        lock.lock();
-        try {
+        synchronized (this) {
             work = lastWork;
-        } finally {
-            lock.unlock();
         }
         if (term != null) {
             term.stopWork();
@@ -228,9 +200,9 @@ final class LeaderRun {
     /** One term: the work's call, and its thread or stage. */
     private final class Term {
         private final Lease lease;
-        private @Nullable CompletableFuture<?> stage; // guarded by lock
-        private @Nullable Thread thread; // guarded by lock
-        private boolean stopping; // guarded by lock: the lease ended or the caller ended the run
+        private @Nullable CompletableFuture<?> stage; // guarded by this
+        private @Nullable Thread thread; // guarded by this
+        private boolean stopping; // guarded by this: the lease ended or the caller ended the run
 
         Term(Lease lease) {
             this.lease = lease;
@@ -267,13 +239,10 @@ final class LeaderRun {
                 }
             }
             boolean stop;
-            lock.lock();
-            try {
+            synchronized (this) {
                 stage = future;
                 thread = started;
                 stop = stopping;
-            } finally {
-                lock.unlock();
             }
             if (started != null) {
                 started.start(); // before a stop's interrupt: an interrupt of a thread not yet started is lost
@@ -308,13 +277,10 @@ final class LeaderRun {
         void stopWork() {
             CompletableFuture<?> future;
             Thread worker;
-            lock.lock();
-            try {
+            synchronized (this) {
                 stopping = true;
                 future = stage;
                 worker = thread;
-            } finally {
-                lock.unlock();
             }
             if (worker != null) {
                 if (future != null && !future.isDone()) {

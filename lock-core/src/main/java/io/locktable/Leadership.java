@@ -95,29 +95,17 @@ public final class Leadership implements AutoCloseable {
         schedule(0);
     }
 
-    /**
-     * The name of the lock.
-     *
-     * @return the lock name
-     */
+    /** {@return the name of the lock} */
     public String name() {
         return name;
     }
 
-    /**
-     * Tells whether this process leads now: a term's lease is held.
-     *
-     * @return true while leading
-     */
+    /** {@return true while this process leads: a term's lease is held} */
     public boolean isLeader() {
         return lease().isPresent();
     }
 
-    /**
-     * The lease of the current term, to fence writes with.
-     *
-     * @return the lease, or empty while this process does not lead
-     */
+    /** {@return the lease of the current term, to fence writes with; empty while this process does not lead} */
     public Optional<Lease> lease() {
         Lease lease;
         synchronized (state) {
@@ -127,29 +115,19 @@ public final class Leadership implements AutoCloseable {
     }
 
     /**
-     * How many attempts to acquire failed in a row (transient errors, and with {@link LockTable#lead(String,
-     * Duration, LeaderTermListener, Duration)} any error); back to 0 once an attempt is answered.
-     *
-     * @return the failures in a row, 0 when the last attempt was answered
+     * {@return how many attempts to acquire failed in a row (transient errors, and any error of an election started
+     * with a {@code retryAfterError}); 0 once an attempt is answered}
      */
     public int failuresInRow() {
         return failuresInRow;
     }
 
-    /**
-     * The last error of an attempt to acquire, kept after the election recovered, for a status page.
-     *
-     * @return the last error, or empty if no attempt failed
-     */
+    /** {@return the last error of an attempt to acquire, kept after a recovery, for a status page; or empty} */
     public Optional<Throwable> lastError() {
         return Optional.ofNullable(lastFailure).map(Failure::error);
     }
 
-    /**
-     * When the {@link #lastError()} happened, on the wall clock.
-     *
-     * @return the time of the last error, or empty if no attempt failed
-     */
+    /** {@return when the {@link #lastError()} happened, on the wall clock; or empty} */
     public Optional<Instant> lastErrorAt() {
         return Optional.ofNullable(lastFailure).map(Failure::at);
     }
@@ -236,11 +214,9 @@ public final class Leadership implements AutoCloseable {
     }
 
     /**
-     * Completes when the election has stopped: normally after {@link #close()} or {@link #stopAsync()} (or when the
-     * table closed, or the term's lease was released from outside), exceptionally when it ended on an error that is
-     * not transient, such as a missing table or a foreign item at the lock's key.
-     *
-     * @return a future that completes when the election has stopped, its lease released
+     * {@return a future that completes once the election stopped, its lease released: after {@link #close()}, {@link
+     * #stopAsync()}, the table's close or a release of the lease from outside; exceptionally when it ended on an error
+     * that is not transient (a missing table, a foreign item at the lock's key)}
      */
     public CompletableFuture<Void> whenStopped() {
         return stopped.copy();
@@ -304,8 +280,6 @@ public final class Leadership implements AutoCloseable {
     public String toString() {
         return "Leadership[" + name + ", " + (isLeader() ? "leading" : "following") + "]";
     }
-
-    // ---- the election, as tasks on the table's scheduler
 
     /** The next attempt, after {@code delayNanos} on the table's timer, then on one of its workers. */
     private void schedule(long delayNanos) {

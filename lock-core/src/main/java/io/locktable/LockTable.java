@@ -645,7 +645,7 @@ public final class LockTable implements AutoCloseable {
      */
     public void runAsLeader(String name, Duration leaseDuration, LeaderWork work) throws Exception {
         checkArguments(name, leaseDuration);
-        LeaderRun run = new LeaderRun(this, name, leaseDuration, Objects.requireNonNull(work, "work"));
+        LeaderRun run = new LeaderRun(this, name, leaseDuration, Objects.requireNonNull(work, "work"), null);
         elect(name, leaseDuration, run);
         run.await();
     }
@@ -684,7 +684,7 @@ public final class LockTable implements AutoCloseable {
     public CompletableFuture<Void> runAsLeaderAsync(
             String name, Duration leaseDuration, Function<Lease, ? extends CompletionStage<?>> work) {
         checkArguments(name, leaseDuration);
-        LeaderRun run = new LeaderRun(this, name, leaseDuration, Objects.requireNonNull(work, "work"));
+        LeaderRun run = new LeaderRun(this, name, leaseDuration, null, Objects.requireNonNull(work, "work"));
         CompletableFuture<Void> result = run.result();
         elect(name, leaseDuration, run);
         return result;

@@ -101,10 +101,10 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
     }
 
     /**
-     * Tells whether this instance leads a name now: it holds the lease, which has not ended.
+     * {@return true while this instance leads the name: it holds the lease; false for a name this runner does not
+     * lead}
      *
      * @param name the name of the leadership
-     * @return true while this instance leads it; false for a name this runner does not lead
      */
     public boolean isLeader(String name) {
         LeadershipGate leadership = leaderships.get(name);
@@ -112,11 +112,10 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
     }
 
     /**
-     * The lease of the current term, for fencing writes with its {@link Lease#heldCheck()} or {@link
-     * Lease#fencingToken()}.
+     * {@return the lease of the name's current term while this instance leads it, to fence writes with its {@link
+     * Lease#heldCheck()} or {@link Lease#fencingToken()}; otherwise empty}
      *
      * @param name the name of the leadership
-     * @return the lease while this instance leads the name, otherwise empty
      */
     public Optional<Lease> lease(String name) {
         LeadershipGate leadership = leaderships.get(name);
@@ -124,10 +123,8 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
     }
 
     /**
-     * The names this runner leads or contends for: those of the {@link LeaderOnly} methods found at startup, and
-     * those first met at a call later.
-     *
-     * @return an unmodifiable snapshot, sorted
+     * {@return the names this runner leads or contends for, sorted, unmodifiable: those of the {@link LeaderOnly}
+     * methods found at startup, and those first met at a call later}
      */
     public Set<String> names() {
         return Collections.unmodifiableSet(new TreeSet<>(leaderships.keySet()));
@@ -164,10 +161,10 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
     }
 
     /**
-     * A read-only snapshot of a leadership: its state, how many terms this instance won, and its last error.
+     * {@return a snapshot of a leadership: its state, the terms this instance won, its last error; empty for a name
+     * this runner does not lead}
      *
      * @param name the name of the leadership
-     * @return the status, or empty for a name this runner does not lead
      */
     public Optional<LeadershipStatus> status(String name) {
         LeadershipGate leadership = leaderships.get(name);
@@ -175,22 +172,17 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
     }
 
     /**
-     * How many {@link LeaderOnly} calls of a name were skipped because this instance did not lead it (or was
-     * stepping down), since the runner was created: a monotonic count, for the meter {@code locktable.leader.skipped}.
+     * {@return how many {@link LeaderOnly} calls of a name were skipped since the runner was created, because this
+     * instance did not lead it or was stepping down (the meter {@code locktable.leader.skipped})}
      *
      * @param name the name of the leadership
-     * @return the number of skipped calls, 0 for a name this runner does not lead
      */
     public long skipped(String name) {
         LeadershipGate leadership = leaderships.get(name);
         return leadership == null ? 0 : leadership.skipped();
     }
 
-    /**
-     * The lock table this runner leads on.
-     *
-     * @return the lock table
-     */
+    /** {@return the lock table this runner leads on} */
     public LockTable lockTable() {
         return locks;
     }
@@ -275,28 +267,20 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
         return a.compareTo(b) <= 0 ? a : b;
     }
 
-    /**
-     * Tells whether the runner contends for its names.
-     *
-     * @return true between {@link #start()} and a stop
-     */
+    /** {@return true between {@link #start()} and a stop: the runner contends for its names} */
     @Override
     public boolean isRunning() {
         return running;
     }
 
-    /**
-     * The lifecycle phase, {@link #PHASE}.
-     *
-     * @return the phase
-     */
+    /** {@return the lifecycle phase, {@link #PHASE}} */
     @Override
     public int getPhase() {
         return PHASE;
     }
 
     /**
-     * Receives the publisher of the leadership events; called by the application context.
+     * Receives the publisher of the leadership events.
      *
      * @param publisher the publisher
      */
@@ -305,13 +289,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
         events.publisher(publisher);
     }
 
-    /**
-     * Records a failed acquire of one of this runner's leaderships for {@link #status(String)}.
-     *
-     * @param name the lock
-     * @param error the error
-     * @param failuresInRow how many acquires failed in a row
-     */
+    /** Records a failed acquire of one of this runner's leaderships for {@link #status(String)}. */
     @Override
     public void onLeadershipError(String name, Exception error, int failuresInRow) {
         LeadershipGate leadership = leaderships.get(name);
@@ -320,12 +298,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
         }
     }
 
-    /**
-     * Records a failed renewal of the lease of one of this runner's terms for {@link #status(String)}.
-     *
-     * @param lease the lease
-     * @param error the error
-     */
+    /** Records a failed renewal of the lease of one of this runner's terms for {@link #status(String)}. */
     @Override
     public void onRenewalFailed(Lease lease, Exception error) {
         LeadershipGate leadership = leaderships.get(lease.name());

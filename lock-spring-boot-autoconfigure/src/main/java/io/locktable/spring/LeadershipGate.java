@@ -50,7 +50,7 @@ final class LeadershipGate implements LeaderTermListener {
     private volatile LeadershipState state = LeadershipState.STOPPED;
     private volatile long outUntilNanos; // 0: not yielded
     private volatile @Nullable Failure lastFailure;
-    private @Nullable Leadership election; // guarded by this
+    private volatile @Nullable Leadership election; // written under this
 
     LeadershipGate(String name, Duration leaseDuration, LockTable locks, EventThread events) {
         this.name = name;
@@ -85,10 +85,6 @@ final class LeadershipGate implements LeaderTermListener {
         });
     }
 
-    private synchronized @Nullable Leadership election() {
-        return election;
-    }
-
     boolean isLeader() {
         return lease().isPresent();
     }
@@ -104,7 +100,7 @@ final class LeadershipGate implements LeaderTermListener {
             reported = LeadershipState.FOLLOWING; // the lease ended; the term is being wound up
         }
         Failure failure = lastFailure; // a renewal's, or one a listener heard
-        Leadership running = election();
+        Leadership running = election;
         Instant electionErrorAt = running == null ? null : running.lastErrorAt().orElse(null);
         if (electionErrorAt != null && (failure == null || electionErrorAt.isAfter(failure.at()))) {
             failure = new Failure(running.lastError().map(Throwable::toString).orElse(""), electionErrorAt);
@@ -210,7 +206,7 @@ final class LeadershipGate implements LeaderTermListener {
                 current == null ? CompletableFuture.completedFuture(true) : callsEnded(leaseDuration);
         return calls.thenCompose(ended -> {
             Duration left = Duration.ofNanos(Math.max(0, outUntilNanos - System.nanoTime()));
-            Leadership running = election();
+            Leadership running = election;
             log.info("Leadership '{}': stepping down, staying out of the election for {}", name, left);
             return running == null ? CompletableFuture.completedFuture(null) : running.stepDownAsync(left);
         });
@@ -228,11 +224,8 @@ final class LeadershipGate implements LeaderTermListener {
     CompletableFuture<Void> stopAsync(Duration callsWait) {
         return callsEnded(callsWait)
                 .thenCompose(ended -> {
-                    Leadership running;
-                    synchronized (this) {
-                        stopRequested = true;
-                        running = election;
-                    }
+                    stopRequested = true;
+                    Leadership running = election;
                     return running == null ? CompletableFuture.completedFuture(null) : running.stopAsync();
                 })
                 .handle((ignored, error) -> null) // ended on an error before the stop: stopped all the same
