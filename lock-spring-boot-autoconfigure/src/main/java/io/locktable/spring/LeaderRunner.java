@@ -140,7 +140,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
      * @throws IllegalArgumentException if this runner has no leadership of that name
      */
     public void yield(String name) {
-        yieldAsync(name).toCompletableFuture().join();
+        stepDown(name, true).join();
     }
 
     /**
@@ -153,11 +153,15 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
      * @throws IllegalArgumentException if this runner has no leadership of that name
      */
     public CompletionStage<Void> yieldAsync(String name) {
+        return stepDown(name, false);
+    }
+
+    private CompletableFuture<Void> stepDown(String name, boolean ownCallExcluded) {
         LeadershipGate leadership = leaderships.get(name);
         if (leadership == null) {
             throw new IllegalArgumentException("no leadership named '" + name + "'; the names are " + names());
         }
-        return leadership.yieldAsync(leadership.leaseDuration().multipliedBy(2));
+        return leadership.yieldAsync(leadership.leaseDuration().multipliedBy(2), ownCallExcluded);
     }
 
     /**

@@ -169,11 +169,11 @@ final class LeadershipGate implements LeaderTermListener {
     }
 
     /**
-     * Completes when the calls in flight on other threads than the caller's have ended, or after {@code within}
-     * (then logged): true if they ended.
+     * Completes when the calls in flight have ended, but the caller's own if {@code ownExcluded} (a blocking yield
+     * from inside a call), or after {@code within} (then logged): true if they ended.
      */
-    private CompletableFuture<Boolean> callsEnded(Duration within) {
-        int own = ownCalls.get()[0];
+    private CompletableFuture<Boolean> callsEnded(Duration within, boolean ownExcluded) {
+        int own = ownExcluded ? ownCalls.get()[0] : 0;
         if (own == 0) {
             ownCalls.remove();
         }
@@ -195,15 +195,15 @@ final class LeadershipGate implements LeaderTermListener {
     }
 
     /**
-     * Steps down without a thread waiting: no new call is admitted from now on, the calls in flight on other threads
-     * end (at most one lease), then lock-core's step-down releases the lease and keeps this instance out for the rest
-     * of {@code coolDown}. Completes once released.
+     * Steps down without a thread waiting: no new call is admitted from now on, the calls in flight end (at most one
+     * lease; the caller's own not awaited if {@code ownExcluded}), then lock-core's step-down releases the lease and
+     * keeps this instance out for the rest of {@code coolDown}. Completes once released.
      */
-    CompletableFuture<Void> yieldAsync(Duration coolDown) {
+    CompletableFuture<Void> yieldAsync(Duration coolDown, boolean ownExcluded) {
         long until = System.nanoTime() + coolDown.toNanos();
         outUntilNanos = until == 0 ? 1 : until;
         CompletableFuture<Boolean> calls =
-                current == null ? CompletableFuture.completedFuture(true) : callsEnded(leaseDuration);
+                current == null ? CompletableFuture.completedFuture(true) : callsEnded(leaseDuration, ownExcluded);
         return calls.thenCompose(ended -> {
             Duration left = Duration.ofNanos(Math.max(0, outUntilNanos - System.nanoTime()));
             Leadership running = election;
@@ -222,7 +222,7 @@ final class LeadershipGate implements LeaderTermListener {
      * ends, releasing the lease. Completes once it has.
      */
     CompletableFuture<Void> stopAsync(Duration callsWait) {
-        return callsEnded(callsWait)
+        return callsEnded(callsWait, false)
                 .thenCompose(ended -> {
                     stopRequested = true;
                     Leadership running = election;

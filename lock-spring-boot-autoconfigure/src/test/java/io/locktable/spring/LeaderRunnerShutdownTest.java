@@ -171,6 +171,49 @@ class LeaderRunnerShutdownTest {
     }
 
     @Test
+    void fromInsideACallYieldReturnsOnceReleasedAndYieldAsyncCompletesOnlyAfterThatCallEnded() throws Exception {
+        LeaderRunner runner = leading(Duration.ofSeconds(30), "yield-sync", "yield-async");
+        Lease syncLease = runner.lease("yield-sync").orElseThrow();
+        Lease asyncLease = runner.lease("yield-async").orElseThrow();
+        LeadershipGate sync = runner.register("yield-sync", LEASE);
+        LeadershipGate async = runner.register("yield-async", LEASE);
+
+        CompletableFuture<Boolean> releasedInsideTheCall = CompletableFuture.supplyAsync(
+                () -> {
+                    sync.enter().orElseThrow();
+                    try {
+                        runner.yield("yield-sync"); // its own call is not waited for
+                        return syncLease.end().isPresent();
+                    } finally {
+                        sync.exit();
+                    }
+                },
+                callers);
+        assertThat(releasedInsideTheCall.get(WITHIN.toSeconds(), TimeUnit.SECONDS))
+                .isTrue();
+
+        AtomicReference<CompletableFuture<Void>> stepDown = new AtomicReference<>();
+        CompletableFuture<Boolean> doneInsideTheCall = CompletableFuture.supplyAsync(
+                () -> {
+                    async.enter().orElseThrow();
+                    try {
+                        stepDown.set(runner.yieldAsync("yield-async").toCompletableFuture());
+                        Thread.sleep(300);
+                        return stepDown.get().isDone() || asyncLease.end().isPresent();
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    } finally {
+                        async.exit();
+                    }
+                },
+                callers);
+        assertThat(doneInsideTheCall.get(WITHIN.toSeconds(), TimeUnit.SECONDS)).isFalse();
+        stepDown.get().get(WITHIN.toSeconds(), TimeUnit.SECONDS);
+        assertThat(asyncLease.end()).contains(LeaseEnd.RELEASED);
+        runner.stop();
+    }
+
+    @Test
     void theEndpointsStepDownAnswersWhileACallInFlightStillHoldsTheLease() {
         // a lease longer than the endpoint's wait: the step-down waits for the call at most one lease
         Duration lease10s = Duration.ofSeconds(10);
