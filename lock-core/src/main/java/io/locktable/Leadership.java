@@ -306,17 +306,15 @@ public final class Leadership implements AutoCloseable {
     /** One attempt, on a worker: steps 2 to 4 once, then a term, a wait for the next poll, or a retry. */
     private void attempt() {
         long coolingLeft;
+        boolean stop;
         synchronized (state) {
-            if (stopping) {
-                coolingLeft = -1;
-            } else {
-                coolingLeft = outUntilNanos == 0 ? 0 : outUntilNanos - clock.nanoTime();
-                if (coolingLeft <= 0) {
-                    outUntilNanos = 0;
-                }
+            stop = stopping;
+            coolingLeft = outUntilNanos == 0 ? 0 : outUntilNanos - clock.nanoTime();
+            if (coolingLeft <= 0) {
+                outUntilNanos = 0;
             }
         }
-        if (coolingLeft == -1) {
+        if (stop) {
             finish(null);
             return;
         }
@@ -390,9 +388,11 @@ public final class Leadership implements AutoCloseable {
             restartContending(); // answered after a whole lease: no term
             return;
         }
+        boolean stop;
         boolean handBack;
         synchronized (state) {
-            handBack = stopping || (outUntilNanos != 0 && outUntilNanos - clock.nanoTime() > 0);
+            stop = stopping;
+            handBack = stop || (outUntilNanos != 0 && outUntilNanos - clock.nanoTime() > 0);
             if (!handBack) {
                 current = lease;
                 steppedDown = false;
@@ -400,10 +400,10 @@ public final class Leadership implements AutoCloseable {
         }
         if (handBack) {
             lease.release(); // a step-down or a stop came while the acquire was on its way
-            if (isStopping()) {
+            if (stop) {
                 finish(null);
             } else {
-                restartContending();
+                restartContending(); // finishes if a stop came meanwhile
             }
             return;
         }
@@ -458,12 +458,6 @@ public final class Leadership implements AutoCloseable {
     /** The table closed: its workers and timer dropped what they had queued, so the election has stopped. */
     void tableClosed() {
         finish(null);
-    }
-
-    private boolean isStopping() {
-        synchronized (state) {
-            return stopping;
-        }
     }
 
     /** Stops once, with the lease released: the table forgets it, and {@link #whenStopped()} completes. */
