@@ -36,20 +36,14 @@ import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
  * runner.lease("order-sweeper").ifPresent(lease -> log.info("term {}", lease.fencingToken()));
  * }</pre>
  *
- * <p><b>Threads.</b> The elections are tasks on the lock table's threads; {@code @LeaderOnly} calls run on the
- * caller's thread with the lease bound as {@link Lease#current()}; the events are published on the thread {@code
- * locktable-events}, after the state changed. Steps down and the stop wait for nothing on a thread: they go on when
- * the last call in flight ends.
- *
- * <p><b>Lifecycle.</b> A {@link SmartLifecycle} of phase {@link #PHASE}, below Spring's task executors and schedulers
- * and the web server: it starts contending once the context has refreshed (the first {@code @Scheduled} calls may be
- * skipped until a leader is elected), and when the context closes it stops after them, so their calls in flight
- * finish first. It then admits no call and, for every name at once, waits for the calls still in flight and releases
- * the lease, so another instance takes over at its next poll instead of after a whole lease; all within {@code
- * locktable.leader.shutdown-timeout}.
- *
- * <p><b>Errors</b> (an acquire or a renewal that failed) are logged and reported in {@link #status(String)}; this
- * runner's {@link LockTableListener} side hears those of the auto-configured {@link LockTable}. Thread-safe.
+ * <p>The elections are tasks on the lock table's threads; {@code @LeaderOnly} calls run on the caller's thread with
+ * the lease bound as {@link Lease#current()}; events are published on the thread {@code locktable-events}, after the
+ * state changed. A {@link SmartLifecycle} of phase {@link #PHASE}: it starts contending once the context refreshed
+ * (the first {@code @Scheduled} calls may be skipped until a leader is elected) and stops after the schedulers and
+ * the web server, so their calls in flight finish first; then it admits no call and, for every name at once, waits
+ * for the calls still in flight (no thread waits) and releases the lease, so another instance takes over at its next
+ * poll; all within {@code locktable.leader.shutdown-timeout}. Errors are logged and reported in {@link
+ * #status(String)}. Thread-safe.
  */
 public final class LeaderRunner implements SmartLifecycle, ApplicationEventPublisherAware, LockTableListener {
 
