@@ -2,21 +2,26 @@ package io.locktable;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One call of {@link LockTable#runAsLeader}: a {@link Leadership} elects, and the caller's thread runs each term's
- * work on a thread of its own ({@code locktable-leader-<name>}, the user's code never runs on the table's threads),
- * interrupted by the path that ends the term's lease. The election, its retries and its step-downs are the
- * leadership's: one algorithm, two entry points.
+ * One call of {@link LockTable#runAsLeader} or {@link LockTable#runAsLeaderAsync} over a {@link Leadership}: one
+ * algorithm, two entry points. Each term calls the work with the lease bound as {@link Lease#current()}: a blocking
+ * work on a thread of its own, {@code locktable-leader-<name>}, an asynchronous one on the JDK's default asynchronous
+ * executor (user code never runs on the table's threads). The end of the term's lease interrupts that thread, or
+ * cancels the work's stage, from the path that ended the lease; the next term's work is called only once the last
+ * one's has stopped. Work that ends on its own while its lease is held ends the run: the election stops, releasing
+ * the lease, then {@link #done} completes as the work did.
  */
 final class LeaderRun {
 
@@ -25,168 +30,264 @@ final class LeaderRun {
     private final LockTable table;
     private final String name;
     private final Duration leaseDuration;
-    private final LeaderWork work;
-    /** Term starts, and a mark that the election stopped. */
-    private final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
+    private final @Nullable LeaderWork blocking;
+    private final @Nullable Function<Lease, ? extends CompletionStage<?>> async;
+    private final boolean daemon = Thread.currentThread().isDaemon();
+    private final @Nullable ClassLoader loader = Thread.currentThread().getContextClassLoader();
+    /** Completes, on whichever thread decides, as the work ended or as the election stopped. */
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
+    /** The run's end is decided, or the caller ended it: no work is called any more. */
+    private final AtomicBoolean over = new AtomicBoolean();
 
-    private final AtomicReference<@Nullable Term> term = new AtomicReference<>();
-    private static final Object STOPPED = new Object();
+    private @Nullable Leadership leadership; // set before the election starts
+    private volatile @Nullable Term latest;
+    private CompletableFuture<?> lastWork = CompletableFuture.completedFuture(null); // guarded by this
 
-    LeaderRun(LockTable table, String name, Duration leaseDuration, LeaderWork work) {
+    /** One of {@code blocking} and {@code async} is given. */
+    LeaderRun(
+            LockTable table,
+            String name,
+            Duration leaseDuration,
+            @Nullable LeaderWork blocking,
+            @Nullable Function<Lease, ? extends CompletionStage<?>> async) {
         this.table = table;
         this.name = name;
         this.leaseDuration = leaseDuration;
-        this.work = work;
+        this.blocking = blocking;
+        this.async = async;
     }
 
-    /** The leadership's terms, heard at once on the thread that starts or ends them. */
+    /** The leadership's terms, heard at once on the thread that starts or ends them: nothing here blocks. */
     Leadership.Terms terms() {
         return new Leadership.Terms() {
             @Override
             public void started(Lease lease) {
-                events.add(lease);
+                Term term = new Term(lease);
+                latest = term;
+                synchronized (LeaderRun.this) {
+                    lastWork = lastWork.thenCompose(ignored -> term.begin()); // once the last term's work stopped
+                }
             }
 
             @Override
             public void ended(Lease lease) {
-                Term running = term.get();
-                if (running != null && running.lease == lease) {
-                    running.interrupt();
+                Term term = latest;
+                if (term != null && term.lease == lease) {
+                    term.stopWork();
                 }
             }
         };
     }
 
-    void run(Leadership leadership) throws Exception {
-        leadership.whenStopped().whenComplete((done, error) -> events.add(STOPPED));
-        try {
-            while (true) {
-                Object next = events.take(); // the caller's interrupt ends the leadership (finally)
-                if (next == STOPPED) {
-                    rethrowWhyItStopped(leadership.whenStopped());
-                    return;
-                }
-                Lease lease = (Lease) next;
-                if (!lease.isHeld()) {
-                    continue; // its term ended before the caller saw it start
-                }
-                if (new Term(lease).run()) {
-                    return;
-                }
+    /** Follows the election, before it starts: when it stops, the run ends once the last work stopped. */
+    void follow(Leadership election) {
+        this.leadership = election;
+        election.whenStopped().whenComplete((ignored, error) -> {
+            synchronized (this) {
+                lastWork = lastWork.thenRun(() -> electionStopped(error));
             }
-        } finally {
-            leadership.close();
-        }
+        });
     }
 
-    private void rethrowWhyItStopped(CompletableFuture<Void> stopped) throws Exception {
+    /** For {@link LockTable#runAsLeaderAsync}: {@link #done} on the JDK's default asynchronous executor. */
+    CompletableFuture<Void> result() {
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        done.whenCompleteAsync((value, error) -> {
+            if (error == null) {
+                result.complete(null);
+            } else {
+                result.completeExceptionally(error);
+            }
+        });
+        result.whenComplete((value, error) -> {
+            if (result.isCancelled()) {
+                end(false);
+            }
+        });
+        return result;
+    }
+
+    /**
+     * For {@link LockTable#runAsLeader}: waits for the run's end and returns or throws as it ended. An interrupt
+     * interrupts the work, waits for it to stop (at most one lease), stops the election, and is rethrown.
+     */
+    void await() throws Exception {
         try {
-            stopped.get();
+            done.get();
+        } catch (InterruptedException e) {
+            end(true);
+            throw e;
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof Exception exception) {
+            if (e.getCause() instanceof Exception exception) {
                 throw exception;
             }
-            if (cause instanceof Error error) {
+            if (e.getCause() instanceof Error error) {
                 throw error;
             }
             throw e;
         }
-        if (table.isClosed()) {
-            throw new IllegalStateException(
-                    "lock table " + table.tableName() + " was closed while leading lock '" + name + "'");
+    }
+
+    /** The caller ended the run: the work is stopped, then the election, releasing its lease. */
+    private void end(boolean awaitWork) {
+        over.set(true);
+        Term term = latest;
+        CompletableFuture<?> work;
+        synchronized (this) {
+            work = lastWork;
+        }
+        if (term != null) {
+            term.stopWork();
+        }
+        if (!awaitWork) {
+            Objects.requireNonNull(leadership).stopAsync();
+            return;
+        }
+        long deadline = System.nanoTime() + leaseDuration.toNanos();
+        while (!work.isDone()) {
+            try {
+                work.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                // the caller's interrupt is being answered already: keep waiting for the work
+            } catch (ExecutionException | TimeoutException e) {
+                log.warn(
+                        "Work of the leader of lock '{}' did not stop within {} of its interrupt", name, leaseDuration);
+                break;
+            }
+        }
+        Objects.requireNonNull(leadership).close();
+    }
+
+    private void electionStopped(@Nullable Throwable error) {
+        if (!over.compareAndSet(false, true)) {
+            return; // the work's end decided already
+        }
+        if (error != null) {
+            done.completeExceptionally(unwrap(error));
+        } else if (table.isClosed()) {
+            done.completeExceptionally(closedWhileLeading(null));
+        } else {
+            done.complete(null);
         }
     }
 
-    /** One term: the work on its own thread, interrupted when the lease ends. */
+    /** The work ended while its lease was held (or released, or closed with the table): the run ends as it did. */
+    private void workEnded(Lease lease, @Nullable Throwable thrown) {
+        if (!over.compareAndSet(false, true)) {
+            return; // ended by the caller
+        }
+        boolean closed = lease.end().orElse(null) == LeaseEnd.CLOSED || table.isClosed();
+        // the table closed under the term and the work stopped for it: not the work's own failure
+        Throwable outcome = closed && thrown != null ? closedWhileLeading(thrown) : thrown;
+        Objects.requireNonNull(leadership).stopAsync().whenComplete((ignored, error) -> {
+            if (outcome == null) {
+                done.complete(null);
+            } else {
+                done.completeExceptionally(outcome);
+            }
+        });
+    }
+
+    private IllegalStateException closedWhileLeading(@Nullable Throwable cause) {
+        return new IllegalStateException(
+                "lock table " + table.tableName() + " was closed while leading lock '" + name + "'", cause);
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
+    /** One term: the work's call, and its thread or stage. */
     private final class Term {
         private final Lease lease;
-        private final AtomicBoolean over = new AtomicBoolean();
-        private final AtomicBoolean interrupted = new AtomicBoolean();
-        private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
-        private volatile @Nullable Thread worker;
+        private @Nullable CompletableFuture<?> stage; // guarded by this
+        private @Nullable Thread thread; // guarded by this
+        private boolean stopping; // guarded by this: the lease ended or the caller ended the run
 
         Term(Lease lease) {
             this.lease = lease;
         }
 
-        void interrupt() {
-            Thread thread = worker;
-            if (thread != null && !over.get() && interrupted.compareAndSet(false, true)) {
-                thread.interrupt();
+        /** Calls the work: completes, never exceptionally, once it has stopped (at once if its term is over). */
+        CompletableFuture<@Nullable Void> begin() {
+            if (blocking != null) {
+                return call();
             }
+            return CompletableFuture.supplyAsync(this::call).thenCompose(called -> called);
         }
 
-        /** Runs the term; true when the leadership is over (the work ended on its own), false to contend again. */
-        boolean run() throws Exception {
-            Thread thread = new Thread(this::lead, "locktable-leader-" + name);
-            thread.setDaemon(Thread.currentThread().isDaemon());
-            worker = thread;
-            thread.start();
-            term.set(this); // after start(): an interrupt of a thread not yet started is lost
-            if (!lease.isLive()) {
-                interrupt(); // ended before the hook could see this term
+        private CompletableFuture<@Nullable Void> call() {
+            if (over.get() || !lease.isHeld()) {
+                return CompletableFuture.completedFuture(null); // the election contends again, or has stopped
             }
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                over.set(true);
-                thread.interrupt();
-                awaitStop(thread);
-                lease.release();
-                throw e;
-            } finally {
-                term.set(null);
-            }
-            LeaseEnd end = lease.end().orElse(null);
-            if (end == LeaseEnd.LOST || end == LeaseEnd.EXPIRED) {
-                return false; // the leadership contends again by itself
-            }
-            over.set(true);
-            lease.release();
-            Throwable thrown = failure.get();
-            if ((end == LeaseEnd.CLOSED || table.isClosed()) && thrown != null) {
-                // the table closed under the term and the work stopped for it: not the caller's interrupt
-                throw new IllegalStateException(
-                        "lock table " + table.tableName() + " was closed while leading lock '" + name + "'", thrown);
-            }
-            if (thrown instanceof Exception exception) {
-                throw exception;
-            }
-            if (thrown instanceof Error error) {
-                throw error;
-            }
-            return true;
-        }
-
-        private void lead() {
-            try {
-                lease.callAsCurrent(() -> {
-                    Objects.requireNonNull(work).lead(lease);
-                    return null;
-                });
-            } catch (Throwable t) {
-                failure.set(t);
-            }
-        }
-
-        /** After the caller's interrupt: waits for the work to stop, at most one lease. */
-        private void awaitStop(Thread thread) {
-            long deadline = System.nanoTime() + leaseDuration.toNanos();
-            while (thread.isAlive()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    log.warn(
-                            "Work of the leader of lock '{}' did not stop within {} of its interrupt",
-                            name,
-                            leaseDuration);
-                    break;
-                }
+            CompletableFuture<?> future;
+            Thread started = null;
+            if (blocking != null) {
+                CompletableFuture<@Nullable Object> ended = new CompletableFuture<>();
+                started = new Thread(() -> lead(blocking, ended), "locktable-leader-" + name);
+                started.setDaemon(daemon);
+                started.setContextClassLoader(loader);
+                future = ended;
+            } else {
                 try {
-                    thread.join(Math.max(1, left / 1_000_000));
-                } catch (InterruptedException e) {
-                    // the caller's interrupt is being answered already: keep waiting for the work
+                    CompletionStage<?> returned = lease.callAsCurrent(
+                            () -> Objects.requireNonNull(async).apply(lease));
+                    future = Objects.requireNonNull(returned, "the leader's work returned no stage")
+                            .toCompletableFuture();
+                } catch (Throwable e) {
+                    future = CompletableFuture.failedFuture(e);
                 }
+            }
+            boolean stop;
+            synchronized (this) {
+                stage = future;
+                thread = started;
+                stop = stopping;
+            }
+            if (started != null) {
+                started.start(); // before a stop's interrupt: an interrupt of a thread not yet started is lost
+            }
+            if (stop) {
+                stopWork();
+            }
+            return future.<@Nullable Void>handle((value, error) -> {
+                LeaseEnd end = lease.end().orElse(null);
+                if (end != LeaseEnd.LOST && end != LeaseEnd.EXPIRED) { // if lost, the election contends again
+                    workEnded(lease, error == null || blocking != null ? error : unwrap(error));
+                }
+                return null;
+            });
+        }
+
+        private void lead(LeaderWork work, CompletableFuture<@Nullable Object> ended) {
+            try {
+                ended.complete(lease.callAsCurrent(() -> {
+                    work.lead(lease);
+                    return null;
+                }));
+            } catch (Throwable t) {
+                ended.completeExceptionally(t);
+            }
+        }
+
+        /**
+         * Interrupts the work's thread at once, or cancels the work's stage on the JDK's default asynchronous
+         * executor: this runs on the path that ended the lease, and a cancel runs the stage's dependents (user code).
+         */
+        void stopWork() {
+            CompletableFuture<?> future;
+            Thread worker;
+            synchronized (this) {
+                stopping = true;
+                future = stage;
+                worker = thread;
+            }
+            if (worker != null) {
+                if (future != null && !future.isDone()) {
+                    worker.interrupt();
+                }
+            } else if (future != null) {
+                CompletableFuture.runAsync(() -> future.cancel(true));
             }
         }
     }

@@ -2,12 +2,9 @@ package io.locktable;
 
 /**
  * The work of a leader, run by {@link LockTable#runAsLeader(String, java.time.Duration, LeaderWork)} while its
- * lease is held.
- *
- * <p>The work runs on a thread of its own for each term. When the lease is lost that thread is interrupted: work
- * that honours interruption (blocking calls, {@link Thread#sleep}, or checks of {@link Thread#isInterrupted()})
- * stops in time. Writes that must not happen after the lease ended are fenced with {@link Lease#heldCheck()} or
- * {@link Lease#fencingToken()}.
+ * lease is held. It runs on a thread of its own for each term, interrupted when the lease is lost: work that honours interruption
+ * stops in time. Fence writes that must not happen after the lease ended with {@link Lease#heldCheck()} or {@link
+ * Lease#fencingToken()}.
  *
  * <pre>{@code
  * locks.runAsLeader("order-sweeper", Duration.ofSeconds(30), lease -> {

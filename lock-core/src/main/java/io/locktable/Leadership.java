@@ -1,23 +1,26 @@
 package io.locktable;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running election on one lock, as a handle: {@link LockTable#lead(String, Duration)} starts it, and it acquires
- * the lock, holds it while its lease lasts, contends again when it is lost, and retries transient errors, as {@link
- * LockTable#runAsLeader} does (which is built on it). Ask it whether this process leads, get the term's lease to
- * fence writes, wait on {@link #whenStopped()}, {@link #stepDown(Duration)} to hand the lock to another process for
- * a while, and {@link #close()} it to stop: the lease is released so another process takes over at its next poll.
+ * A running election on one lock, started by {@link LockTable#lead(String, Duration)}: it acquires the lock, holds
+ * it while its lease lasts, contends again when it is lost, and retries transient errors. Ask it whether this process
+ * leads, take the term's lease to fence writes, {@link #stepDown(Duration)} to hand the lock on for a while, and
+ * {@link #close()} it to stop, releasing the lease so another process takes over at its next poll.
  *
  * <pre>{@code
  * try (Leadership leadership = locks.lead("order-sweeper", Duration.ofSeconds(30))) {
@@ -28,10 +31,8 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>It has no thread of its own: each attempt is a task on the table's scheduler (its timer waits between polls,
- * one of its workers sends the requests), so a process may lead on thousands of locks with the table's few threads.
- * A caller that needs to react to terms passes a {@link LeaderTermListener}, which runs on the table's event thread,
- * in order. Thread-safe.
+ * <p>It has no thread of its own: each attempt is a task on the table's timer and workers. A {@link
+ * LeaderTermListener} hears the terms on the table's event thread. Thread-safe.
  */
 public final class Leadership implements AutoCloseable {
 
@@ -44,6 +45,7 @@ public final class Leadership implements AutoCloseable {
     private final LeaderTermListener termListener;
     private final Listeners listeners;
     private final Terms terms;
+    private final @Nullable Duration retryAfterError; // null: an error that is not transient ends the election
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Object state = new Object();
 
@@ -53,14 +55,14 @@ public final class Leadership implements AutoCloseable {
     private boolean releasingToStop; // guarded by state: stopAsync() releases the term's lease, then finishes
     private long outUntilNanos; // guarded by state; 0 while no step-down keeps this process out
     private boolean steppedDown; // guarded by state: the current term is being released by a step-down
-    private int failuresInRow; // touched by one attempt at a time
+    private volatile int failuresInRow; // written by one attempt at a time
+    private volatile @Nullable Failure lastFailure;
     private long contendingSinceNanos; // touched by one attempt at a time
     private int attempts; // touched by one attempt at a time
 
-    /**
-     * What the caller of {@link LockTable#runAsLeader} hears, at once, on the thread that started or ended the term
-     * (never behind listener callbacks): a term's start and end. Both must not block.
-     */
+    private record Failure(Throwable error, Instant at) {}
+
+    /** What {@link LockTable#runAsLeader} hears at once, on the thread that starts or ends a term: must not block. */
     interface Terms {
         Terms NONE = new Terms() {};
 
@@ -76,7 +78,8 @@ public final class Leadership implements AutoCloseable {
             LeaderTermListener termListener,
             Terms terms,
             Listeners listeners,
-            LockClock clock) {
+            LockClock clock,
+            @Nullable Duration retryAfterError) {
         this.table = table;
         this.name = name;
         this.leaseDuration = leaseDuration;
@@ -84,6 +87,7 @@ public final class Leadership implements AutoCloseable {
         this.terms = terms;
         this.listeners = listeners;
         this.clock = clock;
+        this.retryAfterError = retryAfterError;
     }
 
     void start() {
@@ -91,29 +95,17 @@ public final class Leadership implements AutoCloseable {
         schedule(0);
     }
 
-    /**
-     * The name of the lock.
-     *
-     * @return the lock name
-     */
+    /** {@return the name of the lock} */
     public String name() {
         return name;
     }
 
-    /**
-     * Tells whether this process leads now: a term's lease is held.
-     *
-     * @return true while leading
-     */
+    /** {@return true while this process leads: a term's lease is held} */
     public boolean isLeader() {
         return lease().isPresent();
     }
 
-    /**
-     * The lease of the current term, to fence writes with.
-     *
-     * @return the lease, or empty while this process does not lead
-     */
+    /** {@return the lease of the current term, to fence writes with; empty while this process does not lead} */
     public Optional<Lease> lease() {
         Lease lease;
         synchronized (state) {
@@ -123,11 +115,29 @@ public final class Leadership implements AutoCloseable {
     }
 
     /**
-     * Hands the lock to another process: releases the current term's lease, if any, so that another process takes
-     * over at its next poll, and keeps this one out of the election for {@code coolDown}; then it contends again.
-     * Returns once the lease is released (the release is bounded, at most 5 s). On a process that does not lead it
-     * only keeps it out for the cool-down, and a term won by an acquire already on its way is handed back at once.
-     * A call during a cool-down lengthens it if its own ends later, and never shortens it.
+     * {@return how many attempts to acquire failed in a row (transient errors, and any error of an election started
+     * with a {@code retryAfterError}); 0 once an attempt is answered}
+     */
+    public int failuresInRow() {
+        return failuresInRow;
+    }
+
+    /** {@return the last error of an attempt to acquire, kept after a recovery, for a status page; or empty} */
+    public Optional<Throwable> lastError() {
+        return Optional.ofNullable(lastFailure).map(Failure::error);
+    }
+
+    /** {@return when the {@link #lastError()} happened, on the wall clock; or empty} */
+    public Optional<Instant> lastErrorAt() {
+        return Optional.ofNullable(lastFailure).map(Failure::at);
+    }
+
+    /**
+     * Hands the lock to another process: releases the current term's lease, if any, so another process takes over
+     * at its next poll, and keeps this one out of the election for {@code coolDown}; then it contends again. Returns
+     * once the lease is released (at most 5 s). On a process that does not lead it only keeps it out, and a term won
+     * by an acquire already on its way is handed back at once. A later cool-down lengthens an earlier one, never
+     * shortens it.
      *
      * <pre>{@code
      * leadership.stepDown(Duration.ofMinutes(1)); // before a rolling restart of this instance
@@ -138,6 +148,36 @@ public final class Leadership implements AutoCloseable {
      * @throws NullPointerException if the cool-down is null
      */
     public void stepDown(Duration coolDown) {
+        Lease lease = beginStepDown(coolDown);
+        if (lease != null) {
+            lease.release(); // the term's end contends again after the cool-down
+        }
+    }
+
+    /**
+     * Steps down as {@link #stepDown(Duration)} does without waiting: the lease is released on the table's workers.
+     *
+     * <pre>{@code
+     * leadership.stepDownAsync(Duration.ofMinutes(1)).thenRun(() -> log.info("handed on"));
+     * }</pre>
+     *
+     * @param coolDown how long this process stays out of the election; zero contends again at once
+     * @return a future that completes once the lease is released and the term listener heard the term's end (at
+     *     once when this process did not lead), on the table's event thread
+     * @throws IllegalArgumentException if the cool-down is negative
+     * @throws NullPointerException if the cool-down is null
+     */
+    public CompletableFuture<Void> stepDownAsync(Duration coolDown) {
+        Lease lease = beginStepDown(coolDown);
+        if (lease == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> released = new CompletableFuture<>();
+        releaseOnWorker(lease, () -> released.complete(null));
+        return released;
+    }
+
+    private @Nullable Lease beginStepDown(Duration coolDown) {
         Objects.requireNonNull(coolDown, "coolDown");
         if (coolDown.isNegative()) {
             throw new IllegalArgumentException(
@@ -158,24 +198,32 @@ public final class Leadership implements AutoCloseable {
                     name,
                     lease.fencingToken(),
                     coolDown);
-            lease.release(); // the term's end contends again after the cool-down
+        }
+        return lease;
+    }
+
+    /** Releases on a worker (on the caller once the table closed), then runs {@code then} after the term's end. */
+    private void releaseOnWorker(Lease lease, Runnable then) {
+        Runnable release = () -> {
+            lease.release();
+            listeners.dispatchOrRun(then); // after the term listener's onTermEnded, queued by the release
+        };
+        if (!table.workers().run(release, clock.nanoTime() + lease.durationNanos())) {
+            release.run();
         }
     }
 
     /**
-     * Completes when the election has stopped: normally after {@link #close()} or {@link #stopAsync()} (or when the
-     * lock table closed, or the term's lease was released from outside), exceptionally when it ended on an error
-     * that is not transient, such as a missing table or a foreign item at the lock's key.
-     *
-     * @return a future that completes when the election has stopped, its lease released
+     * {@return a future that completes once the election stopped, its lease released: after {@link #close()}, {@link
+     * #stopAsync()}, the table's close or a release of the lease from outside; exceptionally when it ended on an error
+     * that is not transient (a missing table, a foreign item at the lock's key)}
      */
     public CompletableFuture<Void> whenStopped() {
         return stopped.copy();
     }
 
     /**
-     * Steps down and stops contending without waiting: the current term's lease, if any, is released on the table's
-     * workers, and no attempt follows. For a caller that bounds its own wait, such as an application's shutdown.
+     * Steps down and stops contending without waiting: the term's lease, if any, is released on the table's workers.
      *
      * <pre>{@code
      * leadership.stopAsync().get(2, TimeUnit.SECONDS);
@@ -198,15 +246,7 @@ public final class Leadership implements AutoCloseable {
             idle = lease == null && next != null && next.cancel(false);
         }
         if (lease != null) {
-            // sent on a worker so this call does not wait; stopped once the release was sent and the term listener
-            // heard the end (queued on the event thread by the release, before this)
-            Runnable releaseThenFinish = () -> {
-                lease.release();
-                listeners.dispatchOrRun(() -> finish(null));
-            };
-            if (!table.workers().run(releaseThenFinish, clock.nanoTime() + lease.durationNanos())) {
-                releaseThenFinish.run();
-            }
+            releaseOnWorker(lease, () -> finish(null));
         } else if (idle) {
             finish(null);
         }
@@ -214,25 +254,20 @@ public final class Leadership implements AutoCloseable {
     }
 
     /**
-     * Steps down and stops contending: releases the current term's lease, if any, and waits for the election to
-     * stop, at most the release's own bound (5 s) plus a second. An interrupt does not cut the wait short; the
-     * thread's interrupt flag is kept.
+     * Steps down and stops contending: releases the term's lease, if any, and waits for the election to stop, at
+     * most 6 s. An interrupt does not cut the wait short; the thread's interrupt flag is kept.
      */
     @Override
     public void close() {
         CompletableFuture<Void> done = stopAsync();
         boolean interrupted = false;
         long deadline = System.nanoTime() + Timing.RELEASE.plusSeconds(1).toNanos();
-        while (!done.isDone()) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                break;
-            }
+        while (!done.isDone() && deadline - System.nanoTime() > 0) {
             try {
-                done.get(left, java.util.concurrent.TimeUnit.NANOSECONDS);
+                done.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 interrupted = true;
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            } catch (ExecutionException | TimeoutException e) {
                 break; // stopped on an error, or not within the bound
             }
         }
@@ -246,14 +281,11 @@ public final class Leadership implements AutoCloseable {
         return "Leadership[" + name + ", " + (isLeader() ? "leading" : "following") + "]";
     }
 
-    // ---- the election, as tasks on the table's scheduler
-
     /** The next attempt, after {@code delayNanos} on the table's timer, then on one of its workers. */
     private void schedule(long delayNanos) {
         synchronized (state) {
-            if (stopping) {
-                nextAttempt = null;
-            } else {
+            nextAttempt = null;
+            if (!stopping) {
                 try {
                     nextAttempt = clock.schedule(
                             () -> {
@@ -264,7 +296,7 @@ public final class Leadership implements AutoCloseable {
                             delayNanos);
                     return;
                 } catch (RejectedExecutionException closed) {
-                    nextAttempt = null; // the table closed: stop below
+                    // the table closed: stop below
                 }
             }
         }
@@ -298,48 +330,6 @@ public final class Leadership implements AutoCloseable {
             failedAttempt(e);
             return;
         }
-        answered();
-        if (attempt instanceof Acquirer.Acquired acquired) {
-            Lease lease = acquired.lease();
-            table.acquirer().leaderAcquired(name, lease, contendingSinceNanos, attempts > 1);
-            termStarted(lease);
-        } else {
-            Acquirer.Busy busy = (Acquirer.Busy) attempt;
-            schedule(Timing.pollPause(busy.holderLeaseNanos(), busy.untilDueNanos(), ThreadLocalRandom.current()));
-        }
-    }
-
-    private void failedAttempt(Throwable error) {
-        if (table.isClosed()) {
-            finish(null);
-            return;
-        }
-        table.acquirer().leaderAcquireFailed(name, contendingSinceNanos, attempts > 1);
-        if (!(error instanceof RuntimeException runtime) || !LockStore.isTransient(runtime)) {
-            log.error("Leadership of lock '{}' in table '{}' ended: {}", name, table.tableName(), error.toString());
-            finish(error);
-            return;
-        }
-        failuresInRow++;
-        if (failuresInRow == 1) {
-            log.warn(
-                    "Leadership of lock '{}' in table '{}': acquire failed, trying again every {} until it works: {}",
-                    name,
-                    table.tableName(),
-                    Duration.ofNanos(Timing.leaderRetry(leaseDuration)),
-                    error.toString());
-        } else {
-            log.debug(
-                    "Leadership of lock '{}': acquire failed again ({} in a row): {}",
-                    name,
-                    failuresInRow,
-                    error.toString());
-        }
-        listeners.onLeadershipError(name, runtime, failuresInRow);
-        schedule(Timing.leaderRetry(leaseDuration));
-    }
-
-    private void answered() {
         if (failuresInRow > 0) {
             log.info(
                     "Leadership of lock '{}' in table '{}': DynamoDB answers again after {} failed acquires",
@@ -348,17 +338,61 @@ public final class Leadership implements AutoCloseable {
                     failuresInRow);
             failuresInRow = 0;
         }
+        if (attempt instanceof Acquirer.Acquired acquired) {
+            table.acquirer().leaderAcquired(name, acquired.lease(), contendingSinceNanos, attempts > 1);
+            termStarted(acquired.lease());
+        } else {
+            Acquirer.Busy busy = (Acquirer.Busy) attempt;
+            schedule(Timing.pollPause(busy.holderLeaseNanos(), busy.untilDueNanos(), ThreadLocalRandom.current()));
+        }
+    }
+
+    /**
+     * A transient error is retried after a third of the lease; another one ends the election, or with {@link
+     * #retryAfterError} is retried after it. The first failure of a row is logged as a warning (an error with its
+     * cause when not transient), later ones at debug.
+     */
+    private void failedAttempt(Throwable error) {
+        if (table.isClosed()) {
+            finish(null);
+            return;
+        }
+        table.acquirer().leaderAcquireFailed(name, contendingSinceNanos, attempts > 1);
+        boolean isTransient = error instanceof RuntimeException runtime && LockStore.isTransient(runtime);
+        if (!isTransient && retryAfterError == null) {
+            log.error("Leadership of lock '{}' in table '{}' ended: {}", name, table.tableName(), error.toString());
+            finish(error);
+            return;
+        }
+        lastFailure = new Failure(error, Instant.now());
+        int inRow = ++failuresInRow;
+        long retryNanos =
+                isTransient || retryAfterError == null ? Timing.leaderRetry(leaseDuration) : retryAfterError.toNanos();
+        String retry = "Leadership of lock '{}' in table '{}': acquire failed, trying again every {} until it works";
+        if (inRow > 1) {
+            log.debug("Leadership of lock '{}': acquire failed again ({} in a row): {}", name, inRow, error.toString());
+        } else if (isTransient) {
+            log.warn(retry + ": {}", name, table.tableName(), Duration.ofNanos(retryNanos), error.toString());
+        } else {
+            log.error(retry, name, table.tableName(), Duration.ofNanos(retryNanos), error);
+        }
+        if (error instanceof Exception exception) {
+            listeners.onLeadershipError(name, exception, inRow);
+        }
+        schedule(retryNanos);
     }
 
     /** A term starts with a lease just acquired, unless the election stopped or stepped down meanwhile. */
     private void termStarted(Lease lease) {
         if (!lease.isHeld()) {
-            restartContending(0); // answered after a whole lease: no term
+            restartContending(); // answered after a whole lease: no term
             return;
         }
+        boolean stop;
         boolean handBack;
         synchronized (state) {
-            handBack = stopping || (outUntilNanos != 0 && outUntilNanos - clock.nanoTime() > 0);
+            stop = stopping;
+            handBack = stop || (outUntilNanos != 0 && outUntilNanos - clock.nanoTime() > 0);
             if (!handBack) {
                 current = lease;
                 steppedDown = false;
@@ -366,10 +400,10 @@ public final class Leadership implements AutoCloseable {
         }
         if (handBack) {
             lease.release(); // a step-down or a stop came while the acquire was on its way
-            if (isStopping()) {
+            if (stop) {
                 finish(null);
             } else {
-                restartContending(0);
+                restartContending(); // finishes if a stop came meanwhile
             }
             return;
         }
@@ -380,24 +414,20 @@ public final class Leadership implements AutoCloseable {
 
     /** The term's lease ended (on the thread that ended it: must not block): contend again, or stop. */
     private void termEnded(Lease lease) {
-        boolean stepDown;
         boolean stop;
         boolean stopFinishesElsewhere;
+        LeaseEnd end = lease.end().orElse(LeaseEnd.EXPIRED);
         synchronized (state) {
             if (current != lease) {
                 return; // not the term this leadership holds now
             }
             current = null;
-            stepDown = steppedDown;
+            // released from outside (not by a step-down): the leadership is over
+            stop = stopping || end == LeaseEnd.CLOSED || (end == LeaseEnd.RELEASED && !steppedDown);
             steppedDown = false;
-            LeaseEnd end = lease.end().orElse(LeaseEnd.EXPIRED);
-            stop = stopping
-                    || end == LeaseEnd.CLOSED
-                    || (end == LeaseEnd.RELEASED && !stepDown); // released from outside: the leadership is over
             stopFinishesElsewhere = releasingToStop;
         }
         terms.ended(lease);
-        LeaseEnd end = lease.end().orElse(LeaseEnd.EXPIRED);
         if (stop) {
             // stopped once the term listener heard the end: a caller of whenStopped() sees every callback done
             listeners.dispatchOrRun(() -> {
@@ -406,37 +436,28 @@ public final class Leadership implements AutoCloseable {
                     finish(null);
                 }
             });
-        } else {
-            listeners.dispatch(() -> call(termListener::onTermEnded, lease, "onTermEnded"));
-            if (end == LeaseEnd.LOST || end == LeaseEnd.EXPIRED) {
-                log.info(
-                        "Leadership of lock '{}' ended: lease {} (fencing token {}); contending again",
-                        name,
-                        end,
-                        lease.fencingToken());
-            }
-            restartContending(0); // a step-down's cool-down is looked at by the attempt
+            return;
         }
+        listeners.dispatch(() -> call(termListener::onTermEnded, lease, "onTermEnded"));
+        if (end == LeaseEnd.LOST || end == LeaseEnd.EXPIRED) {
+            log.info(
+                    "Leadership of lock '{}' ended: lease {} (fencing token {}); contending again",
+                    name,
+                    end,
+                    lease.fencingToken());
+        }
+        restartContending(); // a step-down's cool-down is looked at by the attempt
     }
 
-    private void restartContending(long delayNanos) {
+    private void restartContending() {
         contendingSinceNanos = clock.nanoTime();
         attempts = 0;
-        schedule(delayNanos);
+        schedule(0);
     }
 
-    /**
-     * The table has closed: every lease of it has ended, and its workers and timer dropped what they had queued, a
-     * release or an attempt of this election among them. The election has stopped, then, whether or not those ran.
-     */
+    /** The table closed: its workers and timer dropped what they had queued, so the election has stopped. */
     void tableClosed() {
         finish(null);
-    }
-
-    private boolean isStopping() {
-        synchronized (state) {
-            return stopping;
-        }
     }
 
     /** Stops once, with the lease released: the table forgets it, and {@link #whenStopped()} completes. */

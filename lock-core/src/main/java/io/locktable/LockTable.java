@@ -503,11 +503,10 @@ public final class LockTable implements AutoCloseable {
     }
 
     /**
-     * Starts contending for leadership of a lock, and returns a handle to it: the election acquires the lock (polling
-     * as {@link #acquire(String, Duration)} does), holds it while its lease lasts, contends again when it is lost,
-     * and retries transient errors after a third of the lease, as {@link #runAsLeader} does (which is built on it).
-     * It has no thread of its own: its attempts are tasks on the table's timer and workers. It runs no work, so code that leads asks {@link Leadership#isLeader()} or takes {@link
-     * Leadership#lease()} when it runs (a scheduled job, say). {@link Leadership#close()} steps down.
+     * Starts contending for leadership of a lock and returns the running election: it acquires the lock (polling as
+     * {@link #acquire(String, Duration)} does), holds it while its lease lasts, contends again when it is lost, and
+     * retries transient errors after a third of the lease; any other error stops it. It runs no work: code that leads
+     * asks {@link Leadership#isLeader()} or takes {@link Leadership#lease()} when it runs (a scheduled job, say).
      *
      * <pre>{@code
      * Leadership leadership = locks.lead("order-sweeper", Duration.ofSeconds(30));
@@ -526,8 +525,8 @@ public final class LockTable implements AutoCloseable {
     }
 
     /**
-     * Starts contending for leadership of a lock as {@link #lead(String, Duration)} does, and tells {@code
-     * termListener} when each term starts and ends, in order, on the table's event thread.
+     * Starts contending as {@link #lead(String, Duration)} does, and tells {@code termListener} when each term starts
+     * and ends, in order, on the table's event thread.
      *
      * <pre>{@code
      * Leadership leadership = locks.lead("order-sweeper", Duration.ofSeconds(30),
@@ -535,8 +534,7 @@ public final class LockTable implements AutoCloseable {
      * }</pre>
      *
      * @param name the name of the lock
-     * @param leaseDuration how long a term's lease lasts without a renewal, from {@link #MIN_LEASE_DURATION} to
-     *     {@link #MAX_LEASE_DURATION}; about how long the lock stays with a crashed leader
+     * @param leaseDuration how long a term's lease lasts without a renewal, as for {@link #lead(String, Duration)}
      * @param termListener hears each term's start and end
      * @return the running election
      * @throws NullPointerException if the term listener is null
@@ -545,11 +543,52 @@ public final class LockTable implements AutoCloseable {
      */
     public Leadership lead(String name, Duration leaseDuration, LeaderTermListener termListener) {
         checkArguments(name, leaseDuration);
-        Objects.requireNonNull(termListener, "termListener");
-        return start(new Leadership(this, name, leaseDuration, termListener, Leadership.Terms.NONE, listeners, clock));
+        return elect(name, leaseDuration, Objects.requireNonNull(termListener, "termListener"), null);
     }
 
-    private Leadership start(Leadership leadership) {
+    /**
+     * Starts contending as {@link #lead(String, Duration, LeaderTermListener)} does, for an election that lasts as
+     * long as the application: an error that is not transient (a missing table, a foreign item at the lock's key)
+     * does not stop it, it contends again {@code retryAfterError} later. The first failure of a row is logged as an
+     * error with its cause, later ones at debug; {@link Leadership#failuresInRow()} and {@link
+     * Leadership#lastError()} tell a status page.
+     *
+     * <pre>{@code
+     * Leadership leadership = locks.lead("order-sweeper", lease, listener, lease); // until closed
+     * }</pre>
+     *
+     * @param name the name of the lock
+     * @param leaseDuration how long a term's lease lasts without a renewal, as for {@link #lead(String, Duration)}
+     * @param termListener hears each term's start and end
+     * @param retryAfterError how long to wait after an error that is not transient before contending again
+     * @return the running election
+     * @throws NullPointerException if the term listener or the wait is null
+     * @throws IllegalArgumentException if the name is null or empty, the lease is out of range, or the wait negative
+     * @throws IllegalStateException if the table is closed
+     */
+    public Leadership lead(
+            String name, Duration leaseDuration, LeaderTermListener termListener, Duration retryAfterError) {
+        checkArguments(name, leaseDuration);
+        Objects.requireNonNull(termListener, "termListener");
+        Objects.requireNonNull(retryAfterError, "retryAfterError");
+        if (retryAfterError.isNegative()) {
+            throw new IllegalArgumentException("retryAfterError must not be negative, was " + retryAfterError);
+        }
+        return elect(name, leaseDuration, termListener, retryAfterError);
+    }
+
+    private Leadership elect(
+            String name, Duration leaseDuration, LeaderTermListener listener, @Nullable Duration retryAfterError) {
+        return start(
+                new Leadership(
+                        this, name, leaseDuration, listener, Leadership.Terms.NONE, listeners, clock, retryAfterError),
+                null);
+    }
+
+    private Leadership start(Leadership leadership, @Nullable LeaderRun run) {
+        if (run != null) {
+            run.follow(leadership);
+        }
         leaderships.add(leadership);
         leadership.whenStopped().whenComplete((stopped, error) -> leaderships.remove(leadership));
         if (closed.get()) { // closed meanwhile: close() may not have seen it
@@ -560,31 +599,29 @@ public final class LockTable implements AutoCloseable {
         return leadership;
     }
 
+    private void elect(String name, Duration leaseDuration, LeaderRun run) {
+        start(new Leadership(this, name, leaseDuration, lease -> {}, run.terms(), listeners, clock, null), run);
+    }
+
     /**
      * Leads on a lock: of all the processes that run this for the same lock, one at a time runs {@code work}, and
-     * when its lease is lost another takes over.
+     * when its lease is lost another takes over. The election is a {@link Leadership} (see {@link #lead(String,
+     * Duration)}).
      *
-     * <p><b>A term.</b> A {@link Leadership} elects (see {@link #lead(String, Duration)}); for each term won it runs
-     * the work on a new thread named {@code locktable-leader-<name>} with the lease bound as {@link Lease#current()},
-     * while the calling thread waits. When the lease is lost (a renewal found another holder, or none succeeded
-     * within the lease) the work's thread is interrupted at once; this waits for the work to stop and contends
-     * again.
+     * <p><b>A term.</b> Each term's work runs on a new thread named {@code locktable-leader-<name>} with the lease
+     * bound as {@link Lease#current()}, while the calling thread waits. When the lease is lost (a renewal found
+     * another holder, or none succeeded within the lease) the work's thread is interrupted at once; this waits for the
+     * work to stop and contends again.
      *
      * <p><b>How it ends.</b> If the lease was lost, whatever the work returned or threw, this contends again. If the
-     * caller's thread is interrupted, the work is interrupted, the lease released, and this throws {@link
-     * InterruptedException}, whatever the work returned or threw. If the work returned or threw on its own, the
-     * lease is released and this returns or rethrows: a leader that is done hands the lock on. A service that
-     * should lead for as long as it runs calls this in a loop.
+     * caller's thread is interrupted, the work is interrupted, the lease released once it stopped (at most one lease
+     * later), and this throws {@link InterruptedException}. If the work returned or threw on its own, the lease is
+     * released and this returns or rethrows: a leader that is done hands the lock on. A transient acquire error is
+     * retried after a third of the lease (the first of a row logged as a warning, the recovery as an information);
+     * any other error ends it. An acquire answered only after a whole lease starts no term.
      *
-     * <p><b>Errors of the election.</b> An acquire that fails with a transient error (throttling, a 5xx, I/O, a
-     * timeout, credentials that could not be loaded) after the client's retries is counted, and this contends again
-     * after a third of the lease. Only the first failure of a row is logged as a warning, and the first success
-     * after it as an information. Any other error ends it, {@code ResourceNotFoundException} included. An acquire
-     * whose answer came only after a whole lease starts no term.
-     *
-     * <p><b>Fencing.</b> Work that ignores interruption runs on after the lease is lost, and another process may
-     * then lead at the same time. Writes that must not happen then take {@link Lease#heldCheck()}, or the {@link
-     * Lease#fencingToken()} to a system that checks it.
+     * <p><b>Fencing.</b> Work that ignores interruption runs on after the lease is lost, while another process may
+     * lead: fence writes with {@link Lease#heldCheck()} or {@link Lease#fencingToken()}.
      *
      * <pre>{@code
      * locks.runAsLeader("order-sweeper", Duration.ofSeconds(30), lease -> {
@@ -596,8 +633,8 @@ public final class LockTable implements AutoCloseable {
      * }</pre>
      *
      * @param name the name of the lock
-     * @param leaseDuration how long a lease lasts without a renewal; also about how long the work of a leader that
-     *     crashed stays undone
+     * @param leaseDuration how long a lease lasts without a renewal; about how long a crashed leader's work stays
+     *     undone
      * @param work the work of the leader
      * @throws InterruptedException if the calling thread was interrupted, also when the work then threw something
      *     else
@@ -608,64 +645,50 @@ public final class LockTable implements AutoCloseable {
      */
     public void runAsLeader(String name, Duration leaseDuration, LeaderWork work) throws Exception {
         checkArguments(name, leaseDuration);
-        Objects.requireNonNull(work, "work");
-        LeaderRun run = new LeaderRun(this, name, leaseDuration, work);
-        run.run(start(new Leadership(this, name, leaseDuration, lease -> {}, run.terms(), listeners, clock)));
+        LeaderRun run = new LeaderRun(this, name, leaseDuration, Objects.requireNonNull(work, "work"), null);
+        elect(name, leaseDuration, run);
+        run.await();
     }
 
     /**
-     * Leads on a lock as {@link #runAsLeader} does, with work that returns a stage instead of blocking a thread: of
-     * all the processes that run this for the same lock, one at a time runs {@code work}, and when its lease is lost
-     * another takes over. The election is a {@link Leadership} (see {@link #lead(String, Duration)}): no thread
-     * waits while this process does not lead.
+     * Leads on a lock as {@link #runAsLeader} does, with work that returns a stage instead of blocking a thread: no
+     * thread waits while this process does not lead.
      *
      * <p><b>A term.</b> For each term won, {@code work.apply(lease)} is called on the JDK's default asynchronous
-     * executor (that of {@link CompletableFuture#runAsync(Runnable)}), never on the table's threads, with the lease
-     * bound as {@link Lease#current()} during the call (bind it again in stages that run later, with {@link
-     * Lease#callAsCurrent}). When the lease ends (lost, run out, or the table closed) the work's stage is cancelled
-     * ({@code toCompletableFuture().cancel(true)}, from the same executor) and, once that stage has completed, the
-     * election contends again; the next term's work is called only after the last one's stage completed.
+     * executor, never on the table's threads, with the lease bound as {@link Lease#current()} during the call (bind
+     * it again in later stages with {@link Lease#callAsCurrent}). When the lease ends the work's stage is cancelled
+     * ({@code toCompletableFuture().cancel(true)}) and, once it completed, the election contends again.
      *
-     * <p><b>How it ends.</b> If the lease was lost, whatever the stage completed with, this contends again. If the
-     * caller cancels the returned future, the work's stage is cancelled, the election stops and the lease is released.
-     * If the stage completes on its own, normally or exceptionally, the lease is released and then the returned
-     * future completes the same way: a leader that is done hands the lock on. Errors of the election are those of
-     * {@link #runAsLeader}: transient ones are retried after a third of the lease, any other ends the run.
+     * <p><b>How it ends.</b> If the lease was lost, whatever the stage completed with, this contends again. Cancelling
+     * the returned future cancels the work's stage, stops the election and releases the lease. If the stage completes
+     * on its own, the lease is released and then the returned future completes the same way. Errors of the election
+     * are those of {@link #runAsLeader}. Fence writes as there: a stage that ignores its cancellation runs on.
      *
      * <pre>{@code
      * CompletableFuture<Void> leading = locks.runAsLeaderAsync("order-sweeper", Duration.ofSeconds(30),
      *         lease -> sweeper.sweepEveryMinute(lease)); // a stage that runs until cancelled
-     * ...
-     * leading.cancel(true); // at shutdown: steps down, the lock goes to another process at its next poll
+     * leading.cancel(true); // at shutdown: the lock goes to another process at its next poll
      * }</pre>
      *
-     * <p><b>Fencing.</b> A stage that ignores its cancellation runs on after the lease is lost, and another process
-     * may then lead at the same time: fence writes with {@link Lease#heldCheck()} or {@link Lease#fencingToken()}.
-     *
      * @param name the name of the lock
-     * @param leaseDuration how long a lease lasts without a renewal; also about how long the work of a leader that
-     *     crashed stays undone
+     * @param leaseDuration how long a lease lasts without a renewal; about how long a crashed leader's work stays
+     *     undone
      * @param work the work of one term: given the term's lease, returns a stage that completes when the work is done
-     * @return a future that completes when the work's stage completed on its own (as it did, once the lease is
-     *     released); exceptionally with what the stage failed with (or {@code NullPointerException} if the work
-     *     returned null), {@link IllegalStateException} if the table closed while leading, {@link
-     *     LockItemConflictException} or another error of the election that is not transient; cancelling it ends the
-     *     leadership
+     * @return a future that completes as the work's stage did once the lease is released; exceptionally with {@code
+     *     NullPointerException} if the work returned null, {@link IllegalStateException} if the table closed while
+     *     leading, or an error of the election that is not transient; cancelling it ends the leadership
      * @throws NullPointerException if the work is null
-     * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range (at once)
+     * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range
      * @throws IllegalStateException if this table is closed
      */
     public CompletableFuture<Void> runAsLeaderAsync(
             String name, Duration leaseDuration, Function<Lease, ? extends CompletionStage<?>> work) {
         checkArguments(name, leaseDuration);
-        Objects.requireNonNull(work, "work");
-        LeaderRunAsync run = new LeaderRunAsync(this, name, work);
-        Leadership leadership = new Leadership(this, name, leaseDuration, lease -> {}, run.terms(), listeners, clock);
-        CompletableFuture<Void> result = run.follow(leadership);
-        start(leadership);
+        LeaderRun run = new LeaderRun(this, name, leaseDuration, null, Objects.requireNonNull(work, "work"));
+        CompletableFuture<Void> result = run.result();
+        elect(name, leaseDuration, run);
         return result;
     }
-
     /**
      * Runs {@code work} once under a lock of its own, if no other process holds it: the per-run lock of a job that
      * every instance schedules and one runs at each tick (ShedLock's model, without its guessed {@code

@@ -32,8 +32,8 @@
  *   <li>{@code LeaseKeeper} and {@code LeaseTimer}: steps 5, 6 and 8 for the held leases; {@code Lease} is the
  *       caller's immutable handle, over a {@code LeaseState} that they alone change; {@code FenceHighWater}: step 8's
  *       marks.
- *   <li>{@code Leadership} (and {@code LeaderRun} for {@code runAsLeader}, {@code LeaderRunAsync} for {@code
- *       runAsLeaderAsync}): elections over steps 2 to 6.
+ *   <li>{@code Leadership} (and {@code LeaderRun} for {@code runAsLeader} and {@code runAsLeaderAsync}): elections
+ *       over steps 2 to 6.
  *   <li>{@code Scheduler}: every thread. {@code Listeners}: events to users, off those threads.
  *   <li>{@code LockStore}: the seam and its one rule for failed requests; {@code DynamoDbLockStore} (and {@code
  *       DynamoDbTableAdmin} for the table itself) over DynamoDB, sending through {@code DynamoDbRequests} over the

@@ -8,7 +8,9 @@ import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
@@ -185,6 +187,75 @@ class LeadershipTest {
         leadership.stopAsync().get(5, TimeUnit.SECONDS);
 
         assertThat(heard).containsExactly("ended RELEASED");
+    }
+
+    @Test
+    void stepDownAsyncReturnsAtOnceAndCompletesOnceReleasedAfterTheTermListenerHeardTheEnd() throws Exception {
+        List<String> heard = new CopyOnWriteArrayList<>();
+        Leadership leadership = contenders.add().locks().lead(name, LEASE, new LeaderTermListener() {
+            @Override
+            public void onTermStarted(Lease lease) {}
+
+            @Override
+            public void onTermEnded(Lease lease) {
+                heard.add("ended " + lease.end().orElseThrow());
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(leadership::isLeader);
+        Lease term = leadership.lease().orElseThrow();
+
+        leadership.stepDownAsync(LEASE.multipliedBy(10)).get(5, TimeUnit.SECONDS);
+
+        assertThat(term.end()).contains(LeaseEnd.RELEASED);
+        assertThat(heard).containsExactly("ended RELEASED");
+        assertThat(contenders.item(name)).doesNotContainKey("owner");
+        assertThat(leadership.stepDownAsync(Duration.ZERO))
+                .as("not leading: at once")
+                .isDone();
+        assertThat(leadership.whenStopped()).isNotDone();
+        assertThatThrownBy(() -> leadership.stepDownAsync(Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'" + name + "'");
+        leadership.close();
+    }
+
+    @Test
+    void anElectionWithARetryAfterErrorsOutlivesAForeignItemAndLeadsOnceItIsGone() {
+        Map<String, AttributeValue> foreign = new HashMap<>(contenders.key(name));
+        foreign.put("payload", AttributeValue.fromS("an application's own item at the lock's key"));
+        table.engine().client().putItem(put -> put.tableName(table.name()).item(foreign));
+        Leadership leadership = contenders.add().locks().lead(name, LEASE, lease -> {}, Duration.ofMillis(500));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> leadership.failuresInRow() >= 2);
+        assertThat(leadership.lastError())
+                .hasValueSatisfying(error -> assertThat(error)
+                        .isInstanceOf(LockItemConflictException.class)
+                        .hasMessageContaining(name));
+        assertThat(leadership.lastErrorAt()).isPresent();
+        assertThat(leadership.whenStopped()).isNotDone();
+
+        contenders.deleteItem(name);
+        await().atMost(Duration.ofSeconds(5)).until(leadership::isLeader);
+        assertThat(leadership.failuresInRow()).isZero();
+        assertThat(leadership.lastError()).as("kept for a status page").isPresent();
+        leadership.close();
+    }
+
+    @Test
+    void withoutARetryAfterErrorsAForeignItemEndsTheElection() {
+        Map<String, AttributeValue> foreign = new HashMap<>(contenders.key(name));
+        foreign.put("payload", AttributeValue.fromS("an application's own item at the lock's key"));
+        table.engine().client().putItem(put -> put.tableName(table.name()).item(foreign));
+        Leadership leadership = contenders.add().locks().lead(name, LEASE);
+
+        assertThat(leadership.whenStopped())
+                .failsWithin(Duration.ofSeconds(5))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(LockItemConflictException.class);
+        assertThat(leadership.lastError()).isEmpty();
+        assertThatThrownBy(() -> contenders.add().locks().lead(name, LEASE, lease -> {}, Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("retryAfterError");
     }
 
     @Test

@@ -1,12 +1,10 @@
 package io.locktable.spring;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,8 +22,7 @@ final class EventThread {
     static final String THREAD_NAME = "locktable-events";
 
     private static final Logger log = LoggerFactory.getLogger(EventThread.class);
-    private static final ReentrantLock executorLock = new ReentrantLock();
-    private static @Nullable ThreadPoolExecutor executor; // guarded by executorLock
+    private static @Nullable ThreadPoolExecutor executor; // guarded by the class: never held over a wait
 
     private final Object source;
     private volatile @Nullable ApplicationEventPublisher publisher;
@@ -52,28 +49,35 @@ final class EventThread {
         open = true;
     }
 
-    /**
-     * Accepts no more events, and waits at most {@code wait} for those published already to be delivered. When a
-     * listener takes longer, the rest of this component's events are dropped and the thread is replaced (the stuck
-     * one interrupted), so the other components' events go on.
-     */
+    /** Accepts no more events, and waits at most {@code wait} for those published already: {@link #stopAsync}. */
     void stop(Duration wait) {
+        stopAsync(wait).join();
+    }
+
+    /**
+     * Accepts no more events; completes once those published already were delivered, or after {@code wait}: then the
+     * rest of this component's events are dropped and the thread is replaced (the stuck one interrupted), so the
+     * other components' events go on.
+     */
+    CompletableFuture<Void> stopAsync(Duration wait) {
         if (!open) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         open = false;
-        CountDownLatch delivered = new CountDownLatch(1);
-        submit(delivered::countDown);
-        try {
-            if (delivered.await(wait.toMillis(), TimeUnit.MILLISECONDS)) {
-                return;
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        dropping = true;
-        log.warn("Listeners of the events of {} did not finish within {}; later events are dropped", source, wait);
-        replaceThread();
+        CompletableFuture<Boolean> delivered = new CompletableFuture<>();
+        submit(() -> delivered.complete(true));
+        return delivered
+                .completeOnTimeout(false, wait.toNanos(), TimeUnit.NANOSECONDS)
+                .thenAccept(done -> {
+                    if (!done) {
+                        dropping = true;
+                        log.warn(
+                                "Listeners of the events of {} did not finish within {}; later events are dropped",
+                                source,
+                                wait);
+                        replaceThread();
+                    }
+                });
     }
 
     /** Queues an event for delivery after those published before it; dropped when stopped. */
@@ -97,30 +101,19 @@ final class EventThread {
         }
     }
 
-    private static void submit(Runnable task) {
-        executorLock.lock();
-        try {
-            if (executor == null) {
-                executor = newExecutor();
-            }
-            executor.execute(task);
-        } finally {
-            executorLock.unlock();
+    private static synchronized void submit(Runnable task) {
+        if (executor == null) {
+            executor = newExecutor();
         }
+        executor.execute(task);
     }
 
     /** A new thread takes over the queue of a stuck one, in order; the stuck one is interrupted. */
-    private static void replaceThread() {
-        executorLock.lock();
-        try {
-            ThreadPoolExecutor stuck = executor;
-            executor = newExecutor();
-            if (stuck != null) {
-                List<Runnable> queued = stuck.shutdownNow();
-                queued.forEach(executor::execute);
-            }
-        } finally {
-            executorLock.unlock();
+    private static synchronized void replaceThread() {
+        ThreadPoolExecutor stuck = executor;
+        executor = newExecutor();
+        if (stuck != null) {
+            stuck.shutdownNow().forEach(executor::execute);
         }
     }
 

@@ -7,23 +7,21 @@ import io.locktable.LockTable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One name of a {@link LeaderRunner}: lock-core's {@link Leadership} of the name, the gate that admits {@code
- * LeaderOnly} calls while this instance leads and counts those in flight, and what the status reports. An election
- * that ends on an error that is not transient (a missing table, say) is started again a lease later.
+ * One name of a {@link LeaderRunner}: lock-core's {@link Leadership} of the name (which contends again a lease after
+ * an error), and the gate that admits {@code LeaderOnly} calls while this instance leads and counts those in flight,
+ * for a step-down or a stop to wait for them without a thread waiting.
  */
 final class LeadershipGate implements LeaderTermListener {
 
@@ -32,6 +30,9 @@ final class LeadershipGate implements LeaderTermListener {
     /** A failure of the leadership, as the status reports it. */
     private record Failure(String error, Instant at) {}
 
+    /** A wait for the calls in flight, but a caller's own, to end: {@code done} completes true when they have. */
+    private record Drain(int own, CompletableFuture<Boolean> done) {}
+
     private final String name;
     private final Duration leaseDuration;
     private final LockTable locks;
@@ -39,10 +40,7 @@ final class LeadershipGate implements LeaderTermListener {
 
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ThreadLocal<int[]> ownCalls = ThreadLocal.withInitial(() -> new int[1]);
-    private final ReentrantLock callsLock = new ReentrantLock();
-    /** Signalled, under {@link #callsLock}, when a call leaves. */
-    private final Condition callLeft = callsLock.newCondition();
-
+    private final Queue<Drain> drains = new ConcurrentLinkedQueue<>();
     private final AtomicLong terms = new AtomicLong();
     private final LongAdder skipped = new LongAdder();
 
@@ -52,8 +50,7 @@ final class LeadershipGate implements LeaderTermListener {
     private volatile LeadershipState state = LeadershipState.STOPPED;
     private volatile long outUntilNanos; // 0: not yielded
     private volatile @Nullable Failure lastFailure;
-    private @Nullable Leadership election; // guarded by this
-    private int failuresInRow; // guarded by this
+    private volatile @Nullable Leadership election; // written under this
 
     LeadershipGate(String name, Duration leaseDuration, LockTable locks, EventThread events) {
         this.name = name;
@@ -77,46 +74,15 @@ final class LeadershipGate implements LeaderTermListener {
         stopRequested = false;
         accepting = true;
         state = LeadershipState.FOLLOWING;
-        elect();
-    }
-
-    /** Starts an election of lock-core; one that ends on an error is started again a lease later. */
-    private synchronized void elect() {
-        if (stopRequested || (election != null && !election.whenStopped().isDone())) {
-            return; // stopped meanwhile, or started again by start()
-        }
-        Leadership started = locks.lead(name, leaseDuration, this);
+        Leadership started = locks.lead(name, leaseDuration, this, leaseDuration);
         election = started;
         started.whenStopped().whenComplete((ignored, error) -> {
-            if (error != null) {
-                failed(started, error);
-            } else {
-                state = LeadershipState.STOPPED;
+            synchronized (this) {
+                if (election == started) {
+                    state = LeadershipState.STOPPED;
+                }
             }
         });
-    }
-
-    private void failed(Leadership ended, Throwable error) {
-        int inRow;
-        synchronized (this) {
-            if (stopRequested || election != ended) {
-                return;
-            }
-            inRow = ++failuresInRow;
-        }
-        recordFailure(error);
-        if (inRow == 1) {
-            log.error(
-                    "Leadership '{}' in table '{}' failed; contending again every {} until it works",
-                    name,
-                    locks.tableName(),
-                    leaseDuration,
-                    error);
-        } else {
-            log.debug("Leadership '{}' failed again ({} in a row): {}", name, inRow, error.toString());
-        }
-        CompletableFuture.delayedExecutor(leaseDuration.toMillis(), TimeUnit.MILLISECONDS)
-                .execute(this::elect);
     }
 
     boolean isLeader() {
@@ -133,13 +99,14 @@ final class LeadershipGate implements LeaderTermListener {
         if (reported == LeadershipState.LEADING && !isLeader()) {
             reported = LeadershipState.FOLLOWING; // the lease ended; the term is being wound up
         }
-        Failure failure = lastFailure;
-        return new LeadershipStatus(
-                name,
-                reported,
-                terms.get(),
-                Optional.ofNullable(failure).map(Failure::error),
-                Optional.ofNullable(failure).map(Failure::at));
+        Failure failure = lastFailure; // a renewal's, or one a listener heard
+        Leadership running = election;
+        Instant electionErrorAt = running == null ? null : running.lastErrorAt().orElse(null);
+        if (electionErrorAt != null && (failure == null || electionErrorAt.isAfter(failure.at()))) {
+            failure = new Failure(running.lastError().map(Throwable::toString).orElse(""), electionErrorAt);
+        }
+        Optional<Failure> last = Optional.ofNullable(failure);
+        return new LeadershipStatus(name, reported, terms.get(), last.map(Failure::error), last.map(Failure::at));
     }
 
     long skipped() {
@@ -157,13 +124,13 @@ final class LeadershipGate implements LeaderTermListener {
 
     /**
      * Admits a call as {@link #enter()} does, for work that ends on any thread (a publisher, a future): it counts as
-     * a call in flight on another thread, for which a step-down or a stop waits; the caller must {@link #leave()}
-     * when the work ends.
+     * a call in flight on another thread, for which a step-down or a stop waits; the caller must {@link #leave()}.
      */
     Optional<Lease> admit() {
         inFlight.incrementAndGet();
         Lease lease = current;
-        if (!accepting || yielded() || lease == null || !lease.isHeld()) {
+        long out = outUntilNanos;
+        if (!accepting || (out != 0 && out - System.nanoTime() > 0) || lease == null || !lease.isHeld()) {
             leave();
             skipped.increment();
             return Optional.empty();
@@ -182,11 +149,14 @@ final class LeadershipGate implements LeaderTermListener {
     /** A call admitted by {@link #admit()} ended. */
     void leave() {
         inFlight.decrementAndGet();
-        callsLock.lock();
-        try {
-            callLeft.signalAll();
-        } finally {
-            callsLock.unlock();
+        drained();
+    }
+
+    private void drained() {
+        for (Drain drain : drains) {
+            if (inFlight.get() <= drain.own()) {
+                drain.done().complete(true);
+            }
         }
     }
 
@@ -199,124 +169,72 @@ final class LeadershipGate implements LeaderTermListener {
     }
 
     /**
-     * Steps down: no new call is admitted, calls in flight on other threads finish (at most one lease), the lease
-     * is released, and this instance stays out of the election for {@code coolDown}. Returns once released.
+     * Completes when the calls in flight have ended, but the caller's own if {@code ownExcluded} (a blocking yield
+     * from inside a call), or after {@code within} (then logged): true if they ended.
      */
-    void yieldFor(Duration coolDown) {
-        finishYield(beginYield(coolDown));
+    private CompletableFuture<Boolean> callsEnded(Duration within, boolean ownExcluded) {
+        int own = ownExcluded ? ownCalls.get()[0] : 0;
+        if (own == 0) {
+            ownCalls.remove();
+        }
+        Drain drain = new Drain(own, new CompletableFuture<>());
+        drains.add(drain);
+        drained();
+        return drain.done()
+                .completeOnTimeout(false, within.toNanos(), TimeUnit.NANOSECONDS)
+                .thenApply(ended -> {
+                    drains.remove(drain);
+                    if (!ended) {
+                        log.warn(
+                                "Leadership '{}': {} @LeaderOnly calls still running; stepping down anyway",
+                                name,
+                                inFlight.get() - own);
+                    }
+                    return ended;
+                });
     }
 
     /**
-     * First step of a step-down, at once: no new call is admitted, and this instance stays out of the election for
-     * {@code coolDown}. Returns the lease to release, or null when it does not lead.
+     * Steps down without a thread waiting: no new call is admitted from now on, the calls in flight end (at most one
+     * lease; the caller's own not awaited if {@code ownExcluded}), then lock-core's step-down releases the lease and
+     * keeps this instance out for the rest of {@code coolDown}. Completes once released.
      */
-    @Nullable
-    Lease beginYield(Duration coolDown) {
+    CompletableFuture<Void> yieldAsync(Duration coolDown, boolean ownExcluded) {
         long until = System.nanoTime() + coolDown.toNanos();
         outUntilNanos = until == 0 ? 1 : until;
-        return current;
+        CompletableFuture<Boolean> calls =
+                current == null ? CompletableFuture.completedFuture(true) : callsEnded(leaseDuration, ownExcluded);
+        return calls.thenCompose(ended -> {
+            Duration left = Duration.ofNanos(Math.max(0, outUntilNanos - System.nanoTime()));
+            Leadership running = election;
+            log.info("Leadership '{}': stepping down, staying out of the election for {}", name, left);
+            return running == null ? CompletableFuture.completedFuture(null) : running.stepDownAsync(left);
+        });
     }
 
-    /**
-     * Second step of a step-down, which may block: waits for the calls in flight on other threads (at most one
-     * lease), then has the election release the lease (at most the release's bound) and sit out the rest of the
-     * cool-down.
-     */
-    void finishYield(@Nullable Lease lease) {
-        if (lease != null) {
-            awaitCalls(System.nanoTime() + leaseDuration.toNanos());
-        }
-        Duration coolDown = Duration.ofNanos(Math.max(0, outUntilNanos - System.nanoTime()));
-        Leadership running;
-        synchronized (this) {
-            running = election;
-        }
-        if (running != null) {
-            running.stepDown(coolDown);
-        }
-        log.info("Leadership '{}': stepped down, staying out of the election for {}", name, coolDown);
-    }
-
-    /** First step of a stop: no call is admitted any more. */
+    /** First step of a stop, at once: no call is admitted any more. */
     void closeGate() {
         accepting = false;
     }
 
-    /** Waits until the calls in flight on other threads have finished, or the deadline passed. */
-    boolean awaitCalls(long deadlineNanos) {
-        int own = ownCalls.get()[0];
-        if (own == 0) {
-            ownCalls.remove();
-        }
-        callsLock.lock();
-        try {
-            while (inFlight.get() > own) {
-                long left = deadlineNanos - System.nanoTime();
-                if (left <= 0) {
-                    log.warn(
-                            "Leadership '{}': {} @LeaderOnly calls still running; stepping down anyway",
-                            name,
-                            inFlight.get() - own);
-                    return false;
-                }
-                callLeft.awaitNanos(left);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        } finally {
-            callsLock.unlock();
-        }
-        return true;
+    /**
+     * Stops without a thread waiting: once the calls in flight have ended (at most {@code callsWait}), the election
+     * ends, releasing the lease. Completes once it has.
+     */
+    CompletableFuture<Void> stopAsync(Duration callsWait) {
+        return callsEnded(callsWait, false)
+                .thenCompose(ended -> {
+                    stopRequested = true;
+                    Leadership running = election;
+                    return running == null ? CompletableFuture.completedFuture(null) : running.stopAsync();
+                })
+                .handle((ignored, error) -> null) // ended on an error before the stop: stopped all the same
+                .thenRun(() -> state = LeadershipState.STOPPED);
     }
 
-    /** Second step of a stop, without waiting: the election ends, releasing the lease if held. */
-    void requestStop() {
-        Leadership running;
-        synchronized (this) {
-            stopRequested = true;
-            running = election;
-        }
-        if (running != null) {
-            running.stopAsync();
-        } else {
-            state = LeadershipState.STOPPED;
-        }
-    }
-
-    /** Waits until the election ended (its lease released), or the deadline passed. */
-    boolean awaitStopped(long deadlineNanos) {
-        Leadership running;
-        synchronized (this) {
-            running = election;
-        }
-        if (running != null) {
-            try {
-                running.whenStopped().get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                return false;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            } catch (ExecutionException e) {
-                // ended on an error before the stop: stopped all the same
-            }
-        }
-        state = LeadershipState.STOPPED;
-        return true;
-    }
-
-    private boolean yielded() {
-        long until = outUntilNanos;
-        return until != 0 && until - System.nanoTime() > 0;
-    }
-
-    /** A term started, on the election's thread: marks the state and tells the application. */
+    /** A term started, on the table's event thread: marks the state, then tells the application. */
     @Override
     public void onTermStarted(Lease lease) {
-        synchronized (this) {
-            failuresInRow = 0;
-        }
         current = lease;
         state = LeadershipState.LEADING;
         terms.incrementAndGet();
@@ -324,7 +242,7 @@ final class LeadershipGate implements LeaderTermListener {
         events.publish(new LeadershipGrantedEvent(events.source(), name, lease));
     }
 
-    /** The term ended, on the election's thread: marks the state and tells the application. */
+    /** The term ended, on the table's event thread: marks the state, then tells the application. */
     @Override
     public void onTermEnded(Lease lease) {
         current = null;

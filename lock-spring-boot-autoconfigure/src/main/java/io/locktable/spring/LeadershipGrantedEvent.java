@@ -5,9 +5,10 @@ import java.util.Objects;
 import org.springframework.context.ApplicationEvent;
 
 /**
- * This instance became the leader of a name. Published by the {@link LeaderRunner} after the state changed: inside
- * a listener, {@link LeaderRunner#isLeader(String)} is already true, unless the lease was lost again meanwhile (a
- * {@link LeadershipRevokedEvent} then follows).
+ * This instance became the leader of a name. Published by the {@link LeaderRunner} after the state changed: inside a
+ * listener {@link LeaderRunner#isLeader(String)} is already true, unless the lease was lost again meanwhile (a {@link
+ * LeadershipRevokedEvent} then follows). A runner's events come one at a time, in order, on the thread {@code
+ * locktable-events}, never on a thread that elects: a slow listener delays other listeners, not the leadership.
  *
  * <pre>{@code
  * @EventListener
@@ -15,14 +16,9 @@ import org.springframework.context.ApplicationEvent;
  *     log.info("leading {} with fencing token {}", event.name(), event.lease().fencingToken());
  * }
  * }</pre>
- *
- * <p>Events of one runner are delivered one at a time, in the order the state changed, on the thread {@code
- * locktable-events}, never on the thread that holds the election, so a slow listener delays other
- * listeners but not the leadership itself. Keep listeners short all the same.
  */
 public final class LeadershipGrantedEvent extends ApplicationEvent {
 
-    /** The serialization version. */
     private static final long serialVersionUID = 1L;
 
     /** The name of the leadership. */
@@ -43,20 +39,12 @@ public final class LeadershipGrantedEvent extends ApplicationEvent {
         this.lease = Objects.requireNonNull(lease, "lease");
     }
 
-    /**
-     * The name of the leadership, which is the name of its lock.
-     *
-     * @return the name
-     */
+    /** {@return the name of the leadership, which is the name of its lock} */
     public String name() {
         return name;
     }
 
-    /**
-     * The lease of the term that starts: its fencing token identifies the term.
-     *
-     * @return the lease
-     */
+    /** {@return the lease of the term that starts: its fencing token identifies the term} */
     public Lease lease() {
         return lease;
     }

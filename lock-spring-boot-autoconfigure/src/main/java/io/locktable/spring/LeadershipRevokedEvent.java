@@ -4,10 +4,9 @@ import java.util.Objects;
 import org.springframework.context.ApplicationEvent;
 
 /**
- * This instance stopped leading a name: its lease was lost or expired, it yielded, or the runner stopped.
- * Published by the {@link LeaderRunner} after the state changed: inside a listener {@link
- * LeaderRunner#isLeader(String)} is already false. It always follows the {@link LeadershipGrantedEvent} of the
- * same term, on the same thread.
+ * This instance stopped leading a name: its lease was lost or expired, it yielded, or the runner stopped. Published
+ * by the {@link LeaderRunner} after the state changed (inside a listener {@link LeaderRunner#isLeader(String)} is
+ * already false), after the {@link LeadershipGrantedEvent} of the same term, on the same thread.
  *
  * <pre>{@code
  * @EventListener
@@ -18,7 +17,6 @@ import org.springframework.context.ApplicationEvent;
  */
 public final class LeadershipRevokedEvent extends ApplicationEvent {
 
-    /** The serialization version. */
     private static final long serialVersionUID = 1L;
 
     /** The name of the leadership. */
@@ -35,11 +33,7 @@ public final class LeadershipRevokedEvent extends ApplicationEvent {
         this.name = Objects.requireNonNull(name, "name");
     }
 
-    /**
-     * The name of the leadership, which is the name of its lock.
-     *
-     * @return the name
-     */
+    /** {@return the name of the leadership, which is the name of its lock} */
     public String name() {
         return name;
     }

@@ -21,15 +21,7 @@ import java.util.Optional;
 public record LeadershipStatus(
         String name, LeadershipState state, long terms, Optional<String> lastError, Optional<Instant> lastErrorAt) {
 
-    /**
-     * Checks that no component is null.
-     *
-     * @param name the name of the leadership
-     * @param state the state
-     * @param terms the terms won
-     * @param lastError the last error, or empty
-     * @param lastErrorAt when the last error happened, or empty
-     */
+    /** Checks that no component is null. */
     public LeadershipStatus {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(state, "state");

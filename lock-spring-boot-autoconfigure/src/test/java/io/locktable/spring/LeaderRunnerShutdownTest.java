@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
- * How the runner stops and steps down without blocking the caller: every name in parallel on the runner's own
- * threads, bounded by the shutdown timeout; and the endpoint's step-down answers without waiting for a lease.
+ * How the runner stops and steps down without blocking the caller: every name in parallel, each going on when its
+ * last call in flight ends, bounded by the shutdown timeout; and the endpoint's step-down answers without waiting for
+ * a lease.
  */
 @DynamoDbEngineTest
 class LeaderRunnerShutdownTest {
@@ -134,7 +135,10 @@ class LeaderRunnerShutdownTest {
         callB.release.countDown();
         await().atMost(WITHIN).until(() -> calledBackOn.get() != null);
         assertThat(b.end()).contains(LeaseEnd.RELEASED);
-        assertThat(calledBackOn.get()).startsWith("locktable-stepdown-");
+        assertThat(calledBackOn.get())
+                .as("called back by the end of the last release: no thread of the runner's own waited")
+                .isNotEqualTo(Thread.currentThread().getName())
+                .doesNotStartWith("locktable-stepdown-");
         assertThat(callA.admitted.join()).isTrue();
         assertThat(callB.admitted.join()).isTrue();
     }
@@ -165,6 +169,49 @@ class LeaderRunnerShutdownTest {
         assertThat(lease.end()).contains(LeaseEnd.RELEASED);
         assertThat(stuck.admitted).isNotDone();
         stuck.release.countDown();
+    }
+
+    @Test
+    void fromInsideACallYieldReturnsOnceReleasedAndYieldAsyncCompletesOnlyAfterThatCallEnded() throws Exception {
+        LeaderRunner runner = leading(Duration.ofSeconds(30), "yield-sync", "yield-async");
+        Lease syncLease = runner.lease("yield-sync").orElseThrow();
+        Lease asyncLease = runner.lease("yield-async").orElseThrow();
+        LeadershipGate sync = runner.register("yield-sync", LEASE);
+        LeadershipGate async = runner.register("yield-async", LEASE);
+
+        CompletableFuture<Boolean> releasedInsideTheCall = CompletableFuture.supplyAsync(
+                () -> {
+                    sync.enter().orElseThrow();
+                    try {
+                        runner.yield("yield-sync"); // its own call is not waited for
+                        return syncLease.end().isPresent();
+                    } finally {
+                        sync.exit();
+                    }
+                },
+                callers);
+        assertThat(releasedInsideTheCall.get(WITHIN.toSeconds(), TimeUnit.SECONDS))
+                .isTrue();
+
+        AtomicReference<CompletableFuture<Void>> stepDown = new AtomicReference<>();
+        CompletableFuture<Boolean> doneInsideTheCall = CompletableFuture.supplyAsync(
+                () -> {
+                    async.enter().orElseThrow();
+                    try {
+                        stepDown.set(runner.yieldAsync("yield-async").toCompletableFuture());
+                        Thread.sleep(300);
+                        return stepDown.get().isDone() || asyncLease.end().isPresent();
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    } finally {
+                        async.exit();
+                    }
+                },
+                callers);
+        assertThat(doneInsideTheCall.get(WITHIN.toSeconds(), TimeUnit.SECONDS)).isFalse();
+        stepDown.get().get(WITHIN.toSeconds(), TimeUnit.SECONDS);
+        assertThat(asyncLease.end()).contains(LeaseEnd.RELEASED);
+        runner.stop();
     }
 
     @Test
