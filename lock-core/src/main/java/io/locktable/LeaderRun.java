@@ -238,14 +238,15 @@ final class LeaderRun {
                     future = CompletableFuture.failedFuture(e);
                 }
             }
+            if (started != null) {
+                // started before a stop can see it: an interrupt of a thread not yet started may be lost
+                started.start();
+            }
             boolean stop;
             synchronized (this) {
                 stage = future;
                 thread = started;
                 stop = stopping;
-            }
-            if (started != null) {
-                started.start(); // before a stop's interrupt: an interrupt of a thread not yet started is lost
             }
             if (stop) {
                 stopWork();
