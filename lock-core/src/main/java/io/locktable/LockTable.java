@@ -1,5 +1,7 @@
 package io.locktable;
 
+import io.locktable.LockStore.MemoryLockStore;
+import io.locktable.LockStore.StoredLock;
 import io.locktable.Scheduler.Workers;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,12 +17,16 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbAsyncTable;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
+import software.amazon.awssdk.enhanced.dynamodb.MappedTableResource;
+import software.amazon.awssdk.enhanced.dynamodb.TableMetadata;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
 /**
  * Named locks in one DynamoDB table, each held through a {@link Lease} with a fencing token, and leader election
@@ -157,7 +163,8 @@ public final class LockTable implements AutoCloseable {
      * @throws IllegalArgumentException if a name breaks the rules of {@link LockTableNames}
      */
     public static Builder builder(DynamoDbClient client, String tableName, String partitionKey) {
-        return new Builder(DynamoDbRequests.over(Objects.requireNonNull(client, "client")), tableName, partitionKey);
+        return new Builder(
+                DynamoDbLockStore.Requests.over(Objects.requireNonNull(client, "client")), tableName, partitionKey);
     }
 
     /**
@@ -192,7 +199,8 @@ public final class LockTable implements AutoCloseable {
      * @throws IllegalArgumentException if a name breaks the rules of {@link LockTableNames}
      */
     public static Builder builder(DynamoDbAsyncClient client, String tableName, String partitionKey) {
-        return new Builder(DynamoDbRequests.over(Objects.requireNonNull(client, "client")), tableName, partitionKey);
+        return new Builder(
+                DynamoDbLockStore.Requests.over(Objects.requireNonNull(client, "client")), tableName, partitionKey);
     }
 
     /**
@@ -252,7 +260,7 @@ public final class LockTable implements AutoCloseable {
      *     the keys
      */
     public static LockTable forTable(DynamoDbClient client, DynamoDbTable<?> table, LockTableOptions options) {
-        return EnhancedTables.builderFor(table, (name, key) -> builder(client, name, key))
+        return builderFor(table, (name, key) -> builder(client, name, key))
                 .options(options)
                 .build();
     }
@@ -290,9 +298,33 @@ public final class LockTable implements AutoCloseable {
      */
     public static LockTable forTable(
             DynamoDbAsyncClient client, DynamoDbAsyncTable<?> table, LockTableOptions options) {
-        return EnhancedTables.builderFor(table, (name, key) -> builder(client, name, key))
+        return builderFor(table, (name, key) -> builder(client, name, key))
                 .options(options)
                 .build();
+    }
+
+    /** A builder for a table of the enhanced client (an optional dependency), checked to have string keys. */
+    private static LockTable.Builder builderFor(
+            MappedTableResource<?> table, BiFunction<String, String, LockTable.Builder> builder) {
+        Objects.requireNonNull(table, "table");
+        TableMetadata metadata = table.tableSchema().tableMetadata();
+        String partitionKey = metadata.primaryPartitionKey();
+        checkString(table.tableName(), metadata, partitionKey);
+        LockTable.Builder started = builder.apply(table.tableName(), partitionKey);
+        Optional<String> sortKey = metadata.primarySortKey();
+        if (sortKey.isPresent()) {
+            checkString(table.tableName(), metadata, sortKey.get());
+            started.sortKey(sortKey.get());
+        }
+        return started;
+    }
+
+    private static void checkString(String tableName, TableMetadata metadata, String key) {
+        Optional<ScalarAttributeType> type = metadata.scalarAttributeType(key);
+        if (type.isPresent() && type.get() != ScalarAttributeType.S) {
+            throw new IllegalArgumentException("key attribute '" + key + "' of table " + tableName + " is of type "
+                    + type.get() + "; lock items need string keys");
+        }
     }
 
     /**
@@ -913,7 +945,7 @@ public final class LockTable implements AutoCloseable {
         private static final int DEFAULT_WORKER_THREADS = Timing.DEFAULT_WORKERS;
 
         /** The requests to DynamoDB, over either client; null for an in-memory table or a scripted store. */
-        private final @Nullable DynamoDbRequests requests;
+        private final DynamoDbLockStore.@Nullable Requests requests;
 
         private final String tableName;
         private final String partitionKey;
@@ -924,12 +956,15 @@ public final class LockTable implements AutoCloseable {
         private int schedulerThreads = DEFAULT_WORKER_THREADS;
         private final List<LockTableListener> listeners = new ArrayList<>();
 
-        private Builder(DynamoDbRequests requests, String tableName, String partitionKey) {
+        private Builder(DynamoDbLockStore.Requests requests, String tableName, String partitionKey) {
             this(requests, null, tableName, partitionKey);
         }
 
         private Builder(
-                @Nullable DynamoDbRequests requests, @Nullable LockStore store, String tableName, String partitionKey) {
+                DynamoDbLockStore.@Nullable Requests requests,
+                @Nullable LockStore store,
+                String tableName,
+                String partitionKey) {
             this.requests = requests;
             this.store = store;
             this.tableName = LockTableNames.checkTableName(tableName);

@@ -1,5 +1,6 @@
 package io.locktable;
 
+import io.locktable.LockStore.StoredLock;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 

@@ -2,6 +2,7 @@ package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.locktable.LockStore.StoredLock;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
