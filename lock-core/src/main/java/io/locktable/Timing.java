@@ -58,6 +58,12 @@ final class Timing {
     static final int DEFAULT_WORKERS = 6;
     /** The most worker threads a table runs, however late its renewals: beyond this, leases must be longer. */
     static final int MAX_WORKERS = 64;
+    /** The timer, the event thread and the base workers go away after this long without work. */
+    static final Duration IDLE = Duration.ofSeconds(30);
+    /** A worker beyond the base goes away after this long without work. */
+    static final Duration EXTRA_KEEP_ALIVE = Duration.ofSeconds(5);
+    /** Unanswered renewals of a lease after which one read settles which of them, if any, was applied. */
+    static final int MAX_UNANSWERED = 16;
 
     // ---- the requests
 
@@ -79,6 +85,8 @@ final class Timing {
     static final Duration RELEASE = Duration.ofSeconds(5);
     /** {@link LockTable#close()} releases every lease within this, in parallel. */
     static final Duration CLOSE = Duration.ofSeconds(5);
+    /** How long past {@link #CLOSE} a close waits for the releases' answers before it reports those missing. */
+    static final Duration CLOSE_GRACE = Duration.ofSeconds(1);
 
     private Timing() {}
 

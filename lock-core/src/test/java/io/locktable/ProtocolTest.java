@@ -202,7 +202,7 @@ class ProtocolTest {
     @ParameterizedTest
     @MethodSource("steps")
     void step5ADueRenewalSendsSettlesOrExpires(StepRow row) {
-        assertThat(Protocol.atRenewal(row.endAt(), row.now(), row.unanswered(), LeaseKeeper.MAX_UNANSWERED))
+        assertThat(Protocol.atRenewal(row.endAt(), row.now(), row.unanswered(), Timing.MAX_UNANSWERED))
                 .isEqualTo(row.step());
     }
 
