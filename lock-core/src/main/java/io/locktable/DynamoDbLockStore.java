@@ -690,233 +690,150 @@ final class DynamoDbLockStore implements LockStore {
     }
 
     /**
-     * The operations sent, over either SDK client, each blocking until the answer and failing with the SDK's
-     * exception, so a failure reads the same over both. A call on an interrupted thread, or interrupted while it
-     * waits, throws {@link AbortedException} with the interrupt flag set, as the synchronous client does; the {@code
-     * evenIfInterrupted} variant is for the release and the give-back, which must go out even then.
+     * The operations sent, over either SDK client (exactly one is set), each blocking until the answer and failing
+     * with the SDK's exception, so a failure reads the same over both. A call on an interrupted thread, or
+     * interrupted while it waits, throws {@link AbortedException} with the interrupt flag set, as the synchronous
+     * client does; {@link #updateItemEvenIfInterrupted} is for the release and the give-back, which must go out even
+     * then. Over the asynchronous client an interrupt while waiting cancels the future, aborting the request.
      */
-    sealed interface Requests {
+    record Requests(@Nullable DynamoDbClient sync, @Nullable DynamoDbAsyncClient async) {
 
         static Requests over(DynamoDbClient client) {
-            return new Blocking(client);
+            return new Requests(client, null);
         }
 
         static Requests over(DynamoDbAsyncClient client) {
-            return new Async(client);
+            return new Requests(null, client);
         }
 
-        UpdateItemResponse updateItem(UpdateItemRequest request);
+        UpdateItemResponse updateItem(UpdateItemRequest request) {
+            return sync != null ? sync.updateItem(request) : send(async::updateItem, request);
+        }
 
-        /** Sent and waited for even on an interrupted thread; the interrupt is kept for the caller. */
-        UpdateItemResponse updateItemEvenIfInterrupted(UpdateItemRequest request);
+        GetItemResponse getItem(GetItemRequest request) {
+            return sync != null ? sync.getItem(request) : send(async::getItem, request);
+        }
 
-        GetItemResponse getItem(GetItemRequest request);
+        TransactWriteItemsResponse transactWriteItems(TransactWriteItemsRequest request) {
+            return sync != null ? sync.transactWriteItems(request) : send(async::transactWriteItems, request);
+        }
 
-        TransactWriteItemsResponse transactWriteItems(TransactWriteItemsRequest request);
+        DescribeTableResponse describeTable(DescribeTableRequest request) {
+            return sync != null ? sync.describeTable(request) : send(async::describeTable, request);
+        }
 
-        DescribeTableResponse describeTable(DescribeTableRequest request);
+        CreateTableResponse createTable(CreateTableRequest request) {
+            return sync != null ? sync.createTable(request) : send(async::createTable, request);
+        }
 
-        CreateTableResponse createTable(CreateTableRequest request);
+        UpdateTimeToLiveResponse updateTimeToLive(UpdateTimeToLiveRequest request) {
+            return sync != null ? sync.updateTimeToLive(request) : send(async::updateTimeToLive, request);
+        }
+
+        DescribeTimeToLiveResponse describeTimeToLive(DescribeTimeToLiveRequest request) {
+            return sync != null ? sync.describeTimeToLive(request) : send(async::describeTimeToLive, request);
+        }
 
         /** Waits, with the SDK's waiter, until the table exists and is active. */
-        void waitUntilTableExists(String tableName);
-
-        UpdateTimeToLiveResponse updateTimeToLive(UpdateTimeToLiveRequest request);
-
-        DescribeTimeToLiveResponse describeTimeToLive(DescribeTimeToLiveRequest request);
-
-        record Blocking(DynamoDbClient client) implements Requests {
-
-            @Override
-            public UpdateItemResponse updateItem(UpdateItemRequest request) {
-                return client.updateItem(request);
-            }
-
-            /** The synchronous SDK aborts at once on an interrupted thread: the flag is cleared for the request. */
-            @Override
-            public UpdateItemResponse updateItemEvenIfInterrupted(UpdateItemRequest request) {
-                boolean interrupted = Thread.interrupted();
-                try {
-                    return client.updateItem(request);
-                } finally {
-                    if (interrupted) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-            }
-
-            @Override
-            public GetItemResponse getItem(GetItemRequest request) {
-                return client.getItem(request);
-            }
-
-            @Override
-            public TransactWriteItemsResponse transactWriteItems(TransactWriteItemsRequest request) {
-                return client.transactWriteItems(request);
-            }
-
-            @Override
-            public DescribeTableResponse describeTable(DescribeTableRequest request) {
-                return client.describeTable(request);
-            }
-
-            @Override
-            public CreateTableResponse createTable(CreateTableRequest request) {
-                return client.createTable(request);
-            }
-
-            @Override
-            public void waitUntilTableExists(String tableName) {
-                client.waiter().waitUntilTableExists(r -> r.tableName(tableName));
-            }
-
-            @Override
-            public UpdateTimeToLiveResponse updateTimeToLive(UpdateTimeToLiveRequest request) {
-                return client.updateTimeToLive(request);
-            }
-
-            @Override
-            public DescribeTimeToLiveResponse describeTimeToLive(DescribeTimeToLiveRequest request) {
-                return client.describeTimeToLive(request);
+        void waitUntilTableExists(String tableName) {
+            if (sync != null) {
+                sync.waiter().waitUntilTableExists(r -> r.tableName(tableName));
+            } else {
+                send(name -> async.waiter().waitUntilTableExists(r -> r.tableName(name)), tableName);
             }
         }
 
         /**
-         * Over the asynchronous client: the calling thread waits for the future. An interrupt while it waits cancels the
-         * future, which aborts the request in flight; a request that is sent even on an interrupted thread is waited for
-         * to its end (its {@code apiCallTimeout} bounds it).
+         * Sent and waited for even on an interrupted thread; the interrupt is kept for the caller. The flag is
+         * cleared for the request: the synchronous SDK aborts at once on an interrupted thread, and preparing an
+         * asynchronous request (resolving credentials, for one) may wait too. Its {@code apiCallTimeout} bounds it.
          */
-        record Async(DynamoDbAsyncClient client) implements Requests {
-
-            @Override
-            public UpdateItemResponse updateItem(UpdateItemRequest request) {
-                return send(client::updateItem, request);
-            }
-
-            /**
-             * The flag is cleared for the request, as over the synchronous client: preparing the request on this thread
-             * (resolving credentials, for one) may wait, and such a wait would end at once.
-             */
-            @Override
-            public UpdateItemResponse updateItemEvenIfInterrupted(UpdateItemRequest request) {
-                boolean interrupted = Thread.interrupted();
-                try {
-                    CompletableFuture<UpdateItemResponse> answer = client.updateItem(request);
-                    while (true) {
-                        try {
-                            return answer.get();
-                        } catch (InterruptedException e) {
-                            interrupted = true; // kept for the caller; the request goes on
-                        } catch (ExecutionException | CancellationException e) {
-                            throw unwrapped(e);
-                        }
-                    }
-                } finally {
-                    if (interrupted) {
-                        Thread.currentThread().interrupt();
+        UpdateItemResponse updateItemEvenIfInterrupted(UpdateItemRequest request) {
+            boolean interrupted = Thread.interrupted();
+            try {
+                if (sync != null) {
+                    return sync.updateItem(request);
+                }
+                CompletableFuture<UpdateItemResponse> answer = async.updateItem(request);
+                while (true) {
+                    try {
+                        return answer.get();
+                    } catch (InterruptedException e) {
+                        interrupted = true; // kept for the caller; the request goes on
+                    } catch (ExecutionException | CancellationException e) {
+                        throw unwrapped(e);
                     }
                 }
-            }
-
-            @Override
-            public GetItemResponse getItem(GetItemRequest request) {
-                return send(client::getItem, request);
-            }
-
-            @Override
-            public TransactWriteItemsResponse transactWriteItems(TransactWriteItemsRequest request) {
-                return send(client::transactWriteItems, request);
-            }
-
-            @Override
-            public DescribeTableResponse describeTable(DescribeTableRequest request) {
-                return send(client::describeTable, request);
-            }
-
-            @Override
-            public CreateTableResponse createTable(CreateTableRequest request) {
-                return send(client::createTable, request);
-            }
-
-            @Override
-            public void waitUntilTableExists(String tableName) {
-                send(name -> client.waiter().waitUntilTableExists(r -> r.tableName(name)), tableName);
-            }
-
-            @Override
-            public UpdateTimeToLiveResponse updateTimeToLive(UpdateTimeToLiveRequest request) {
-                return send(client::updateTimeToLive, request);
-            }
-
-            @Override
-            public DescribeTimeToLiveResponse describeTimeToLive(DescribeTimeToLiveRequest request) {
-                return send(client::describeTimeToLive, request);
-            }
-
-            /**
-             * Sends and waits. A thread interrupted before the request is not sent at all, as with the synchronous
-             * client; one interrupted while it waits cancels the request in flight, which may have been applied all the
-             * same (the caller reads an {@link AbortedException} as such: {@link LockStore#mayHaveApplied}).
-             */
-            private static <Q, R> R send(Function<Q, CompletableFuture<R>> operation, Q request) {
-                if (Thread.interrupted()) {
-                    throw aborted(new InterruptedException("interrupted before the request was sent"));
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
                 }
-                CompletableFuture<R> answer = operation.apply(request);
-                try {
-                    return answer.get();
-                } catch (InterruptedException e) {
-                    answer.cancel(true);
-                    throw aborted(e);
-                } catch (ExecutionException | CancellationException e) {
-                    throw unwrapped(e);
-                }
-            }
-
-            /** Sets the interrupt flag again, as the synchronous client leaves it. */
-            private static AbortedException aborted(InterruptedException cause) {
-                Thread.currentThread().interrupt();
-                return AbortedException.builder()
-                        .message("Thread was interrupted")
-                        .cause(cause)
-                        .build();
-            }
-
-            /**
-             * The SDK's exception from a failed future, as the synchronous client would have thrown it; the caller's
-             * stack is added as a suppressed exception, since the SDK's names only the threads of the HTTP client.
-             */
-            private static RuntimeException unwrapped(Exception failure) {
-                Throwable cause = failure;
-                while ((cause instanceof ExecutionException || cause instanceof CompletionException)
-                        && cause.getCause() != null) {
-                    cause = cause.getCause();
-                }
-                if (cause instanceof CancellationException cancelled) {
-                    return AbortedException.builder()
-                            .message("The request was cancelled")
-                            .cause(cancelled)
-                            .build();
-                }
-                if (cause instanceof Error error) {
-                    throw error;
-                }
-                RuntimeException thrown = cause instanceof RuntimeException runtime
-                        ? runtime
-                        : SdkClientException.builder()
-                                .message(cause.toString())
-                                .cause(cause)
-                                .build();
-                if (!(thrown instanceof ConditionalCheckFailedException)) {
-                    // a failed condition is an answer the store reads, often (a busy lock): no stack to capture for it
-                    thrown.addSuppressed(new CallerStack());
-                }
-                return thrown;
             }
         }
 
+        /**
+         * Sends and waits. A thread interrupted before the request is not sent at all, as with the synchronous
+         * client; one interrupted while it waits cancels the request in flight, which may have been applied all the
+         * same (the caller reads an {@link AbortedException} as such: {@link LockStore#mayHaveApplied}).
+         */
+        private static <Q, R> R send(Function<Q, CompletableFuture<R>> operation, Q request) {
+            if (Thread.interrupted()) {
+                throw aborted(new InterruptedException("interrupted before the request was sent"));
+            }
+            CompletableFuture<R> answer = operation.apply(request);
+            try {
+                return answer.get();
+            } catch (InterruptedException e) {
+                answer.cancel(true);
+                throw aborted(e);
+            } catch (ExecutionException | CancellationException e) {
+                throw unwrapped(e);
+            }
+        }
+
+        /** Sets the interrupt flag again, as the synchronous client leaves it. */
+        private static AbortedException aborted(InterruptedException cause) {
+            Thread.currentThread().interrupt();
+            return AbortedException.builder()
+                    .message("Thread was interrupted")
+                    .cause(cause)
+                    .build();
+        }
+
+        /**
+         * The SDK's exception from a failed future, as the synchronous client would have thrown it; the caller's
+         * stack is added as a suppressed exception, since the SDK's names only the threads of the HTTP client.
+         */
+        private static RuntimeException unwrapped(Exception failure) {
+            Throwable cause = failure;
+            while ((cause instanceof ExecutionException || cause instanceof CompletionException)
+                    && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            if (cause instanceof CancellationException cancelled) {
+                return AbortedException.builder()
+                        .message("The request was cancelled")
+                        .cause(cancelled)
+                        .build();
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            RuntimeException thrown = cause instanceof RuntimeException runtime
+                    ? runtime
+                    : SdkClientException.builder()
+                            .message(cause.toString())
+                            .cause(cause)
+                            .build();
+            if (!(thrown instanceof ConditionalCheckFailedException)) {
+                // a failed condition is an answer the store reads, often (a busy lock): no stack to capture for it
+                thrown.addSuppressed(new CallerStack());
+            }
+            return thrown;
+        }
+
         /** Where the caller waited for an answer that failed on a thread of the HTTP client. */
-        final class CallerStack extends Exception {
+        static final class CallerStack extends Exception {
             private static final long serialVersionUID = 1L;
 
             CallerStack() {

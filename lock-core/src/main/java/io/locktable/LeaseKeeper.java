@@ -31,10 +31,9 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
 /**
- * Keeps the leases of one table (steps 5, 6 and 8 of the protocol): renews each every third of its duration on the
- * clock's scheduler, ends it when a renewal shows it lost or none succeeded within its duration, and releases it.
- * Every end is announced once, after the lease's earlier events. What changes in a lease is its {@link LeaseState},
- * the keeper's and the timer's alone: the {@link Lease} is the caller's immutable handle.
+ * Keeps the leases of one table (steps 5, 6 and 8): renews each every third of its duration, ends it when a
+ * renewal shows it lost or none succeeded within its duration, and releases it. Every end is announced once, after
+ * the lease's earlier events.
  */
 final class LeaseKeeper {
 
@@ -130,11 +129,9 @@ final class LeaseKeeper {
     }
 
     /**
-     * Starts keeping a lease just acquired, announcing it first; one that ended already (a late answer) expires at
-     * once and is given back.
+     * Starts keeping a lease just acquired, announcing it first; one that ended already (a late answer) expires at once.
      *
-     * @return false, with nothing announced, if the table was closed while the acquire was in flight: nothing will
-     *     renew the lease, so it is given back at once
+     * @return false, with nothing announced, if the table closed meanwhile: the lease is given back at once
      */
     boolean start(Lease lease, Runnable announce) {
         LeaseState state = lease.state();
@@ -307,8 +304,8 @@ final class LeaseKeeper {
     }
 
     /**
-     * Ends a lease once and announces it: the listeners' event in order after the lease's earlier ones, then {@link
-     * Lease#whenEnded()}, on the caller's thread when the caller ended it, else on the event thread.
+     * Ends a lease once and announces it: the listeners' event after the lease's earlier ones, then {@link
+     * Lease#whenEnded()}, on the caller's thread if the caller ended it, else on the event thread.
      */
     private boolean end(Lease lease, LeaseEnd reason, boolean byCaller) {
         LeaseState state = lease.state();
@@ -457,9 +454,8 @@ final class LeaseKeeper {
     }
 
     /**
-     * Ends every lease and releases them, for {@link LockTable#close()}: in parallel on the table's workers, all
-     * within {@link Timing#CLOSE}, so a thousand leases against an unreachable table close in seconds.
-     * Leases acquired after this are given back by their acquire.
+     * Ends and releases every lease for {@link LockTable#close()}, in parallel on the workers, within {@link
+     * Timing#CLOSE}. Leases acquired after this are given back by their acquire.
      */
     void closeAll() {
         List<Lease> leases;
@@ -513,11 +509,8 @@ final class LeaseKeeper {
     }
 
     /**
-     * Tells when renewals start late: the engine answers slower than renewals fall due, or the table has more leases
-     * than its workers renew (they then add workers for the late ones, by the twin rule {@link Timing#workerGrowth}).
-     * Each late renewal goes to the listeners (and so to a meter); the log says so at most once a minute, long before
-     * a lease is lost: a renewal is late past a tenth of its period ({@link Timing#lateRenewal}), and a lease is lost
-     * only when no renewal succeeded for three periods. It runs with any clock, a caller's own too.
+     * Reports renewals that start late (past {@link Timing#lateRenewal}) to the listeners, and logs them at most once a
+     * minute, long before a lease is lost (only after three periods without a renewal).
      */
     private static final class RenewalLateness {
 

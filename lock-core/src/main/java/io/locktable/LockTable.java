@@ -350,7 +350,7 @@ public final class LockTable implements AutoCloseable {
         if (maxWait.isNegative()) {
             throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
         }
-        return acquirer.acquire(name, leaseDuration, saturatedNanos(maxWait));
+        return acquirer.acquire(name, leaseDuration, Timing.saturatedNanos(maxWait));
     }
 
     /**
@@ -418,7 +418,7 @@ public final class LockTable implements AutoCloseable {
             throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
         }
         return AsyncAcquire.waiting(
-                acquirer, clock, workers, closed::get, name, leaseDuration, saturatedNanos(maxWait));
+                acquirer, clock, workers, closed::get, name, leaseDuration, Timing.saturatedNanos(maxWait));
     }
 
     /** The table's acquires, for the attempts of a {@link Leadership}. */
@@ -651,7 +651,7 @@ public final class LockTable implements AutoCloseable {
      * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException if DynamoDB failed the request
      */
     public Optional<LockRecord> read(String name) {
-        checkName(name);
+        LockTableNames.checkLockName(name);
         return Optional.ofNullable(acquirer.read(name, Timing.READ)).map(StoredLock::toRecord);
     }
 
@@ -765,7 +765,7 @@ public final class LockTable implements AutoCloseable {
     }
 
     private void checkArguments(String name, Duration leaseDuration) {
-        checkName(name);
+        LockTableNames.checkLockName(name);
         Objects.requireNonNull(leaseDuration, "leaseDuration");
         if (!isLeaseDuration(leaseDuration)) {
             throw new IllegalArgumentException("leaseDuration of lock '" + name + "' must be from " + MIN_LEASE_DURATION
@@ -781,27 +781,8 @@ public final class LockTable implements AutoCloseable {
         }
     }
 
-    private static void checkName(String name) {
-        LockTableNames.checkLockName(name);
-    }
-
-    private static long saturatedNanos(Duration duration) {
-        try {
-            return duration.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
-        }
-    }
-
     /** Builds a {@link LockTable}. Not thread-safe. */
     public static final class Builder {
-        /**
-         * Renewals in flight at once while they start on time: 6 round trips of 5 ms renew 1,200 leases a second; with
-         * the timer and the event thread, a table adds at most 8 threads. Late renewals raise it up to {@link
-         * Timing#MAX_WORKERS}.
-         */
-        private static final int DEFAULT_WORKER_THREADS = Timing.DEFAULT_WORKERS;
-
         /** The requests to DynamoDB, over either client; null for an in-memory table or a scripted store. */
         private final DynamoDbLockStore.@Nullable Requests requests;
 
@@ -811,7 +792,7 @@ public final class LockTable implements AutoCloseable {
         private LockTableOptions options = LockTableOptions.defaults();
         private @Nullable LockClock clock;
         private @Nullable LockStore store;
-        private int schedulerThreads = DEFAULT_WORKER_THREADS;
+        private int schedulerThreads = Timing.DEFAULT_WORKERS;
         private final List<LockTableListener> listeners = new ArrayList<>();
 
         private Builder(DynamoDbLockStore.Requests requests, String tableName, String partitionKey) {

@@ -202,7 +202,6 @@ final class Timing {
         return shorter(lease, RELEASE);
     }
 
-    /** One attempt to give back an acquire: at most {@link #RELEASE}, at most what is left of that lease. */
     /**
      * Until when an unanswered acquire the client gave up on is looked for again after a give-back found nothing: the
      * late-write window after it was sent, and never past the lease it would take.
@@ -211,6 +210,7 @@ final class Timing {
         return sentNanos + Math.min(LATE_WRITE_WINDOW_NANOS, lease.toNanos());
     }
 
+    /** One attempt to give back an acquire: at most {@link #RELEASE}, at most what is left of that lease. */
     static Duration giveBackTimeout(long leaseLeftNanos) {
         return upTo(leaseLeftNanos, RELEASE);
     }
@@ -234,6 +234,15 @@ final class Timing {
         // whole milliseconds, rounded up, as the SDK counts them: a request cut short by the wait ends no sooner
         // than the wait does
         return Duration.ofMillis((waitLeftNanos + 999_999) / 1_000_000);
+    }
+
+    /** A duration in nanoseconds, {@code Long.MAX_VALUE} for one too long to count (a wait "forever"). */
+    static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
     }
 
     private static Duration shorter(Duration a, Duration b) {
