@@ -1,5 +1,7 @@
 package io.locktable;
 
+import io.locktable.LeaseKeeper.FenceHighWater;
+import io.locktable.LockStore.StoredLock;
 import io.locktable.Scheduler.Workers;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,13 +27,10 @@ import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 
 /**
- * The acquires of one table (steps 2 to 4 of the protocol). An attempt writes at once to a lock it has not seen
- * held, and otherwise reads first and writes only when the lock is free or its holder kept one record version for a
- * whole lease on this process's monotonic clock. A waiting acquire repeats attempts a poll apart until it wins, its
- * wait runs out, its thread is interrupted or the table closes, and wakes at once when this table releases the lock
- * ({@link Handover}). Each acquire's outcome goes to the listeners. It decides; {@link LockStore} sends. A waiting
- * acquire is a series of steps ({@link #next}): {@link #acquire} sleeps between them on the caller's thread, {@link
- * AsyncAcquire} runs each on a worker and pauses on the timer.
+ * The acquires of one table (steps 2 to 4). An attempt writes at once to a lock it has not seen held, else reads
+ * first and writes only when the lock is free or its holder kept one record version for a whole lease. A waiting
+ * acquire is a series of attempts ({@link #next}) a poll apart: {@link #acquire} sleeps between them, {@link
+ * AsyncAcquire} pauses on the timer; a release by this table wakes it at once ({@link Handover}).
  */
 final class Acquirer {
 
@@ -60,10 +59,7 @@ final class Acquirer {
     /** The lock is held, or the request had no answer: the next attempt comes after this pause (step 4). */
     record Pause(long nanos) implements Step {}
 
-    /**
-     * One waiting acquire between its attempts, the same for a thread that sleeps through the pauses ({@link
-     * #acquire}) and for {@link AsyncAcquire}, whose pauses are tasks on the timer.
-     */
+    /** One waiting acquire between its attempts, blocking or not. */
     static final class Waiting {
         final String name;
         final Duration lease;
@@ -105,9 +101,7 @@ final class Acquirer {
     private final ConcurrentMap<String, Protocol.Seen> watched = new ConcurrentHashMap<>();
 
     /**
-     * @param handover told by the keeper of each lock this table released
-     * @param realTime whether the clock's time is real time, so that a wait may end early on a handover; a clock of
-     *     the caller's own is slept on instead
+     * @param realTime whether the clock is real time, so a wait may end early on a handover
      * @param tableClosed whether the table was closed: a waiting acquire ends then
      */
     Acquirer(
@@ -150,13 +144,9 @@ final class Acquirer {
     }
 
     /**
-     * Attempts until one wins (step 4 between them), for {@link LockTable#acquire}: {@link #next} after each attempt,
-     * and this thread sleeps through the pauses.
+     * Attempts until one wins, sleeping through the pauses, for {@link LockTable#acquire}.
      *
      * @param maxWaitNanos how long to wait, {@code Long.MAX_VALUE} for as long as it takes
-     * @throws InterruptedException if the thread was interrupted, also during a request
-     * @throws TimeoutException if the lock stayed held for the whole wait
-     * @throws IllegalStateException if the table closed meanwhile
      */
     Lease acquire(String name, Duration lease, long maxWaitNanos) throws InterruptedException, TimeoutException {
         Waiting waiting = startWaiting(name, lease, maxWaitNanos, null);
@@ -186,11 +176,9 @@ final class Acquirer {
     }
 
     /**
-     * A waiting acquire starts: it is enlisted for a handover of the lock by this table.
+     * A waiting acquire starts, enlisted for a handover.
      *
-     * @param maxWaitNanos how long to wait, {@code Long.MAX_VALUE} for as long as it takes
-     * @param onWake for a waiter that holds no thread while it pauses: run when a handover or the table's close wakes
-     *     it (on the thread that released the lock or closes the table; it must not block), null for one that sleeps
+     * @param onWake for a waiter that holds no thread: run (without blocking) when a handover or the close wakes it
      */
     Waiting startWaiting(String name, Duration lease, long maxWaitNanos, @Nullable Runnable onWake) {
         listeners.onAcquireStarted(name);
@@ -198,33 +186,26 @@ final class Acquirer {
     }
 
     /**
-     * One attempt that does not wait ({@link LockTable#tryAcquireAsync}) is queued: it is enlisted only to hear the
-     * table's close, never handed the lock.
-     *
-     * @param onClose run when the table closes, on the closing thread; it must not block
+     * A queued attempt of {@link LockTable#tryAcquireAsync}: enlisted only to hear the close ({@code onClose}, which
+     * must not block).
      */
     Waiting startAttempt(String name, Duration lease, Runnable onClose) {
         return new Waiting(name, lease, 0, clock.nanoTime(), handover.enlistForClose(name, onClose), false);
     }
 
-    /**
-     * A waiting acquire (or an attempt of {@link #startAttempt}) ended, however: it is no longer handed the lock. One
-     * that ended without an outcome (its thread was interrupted, its future cancelled) reports {@link
-     * AcquireOutcome#CANCELLED}.
-     */
+    /** A waiting acquire ended, however; one without an outcome yet reports {@link AcquireOutcome#CANCELLED}. */
     void stopWaiting(Waiting waiting) {
         ended(waiting, AcquireOutcome.CANCELLED);
         handover.leave(waiting.waiter);
     }
 
     /**
-     * One attempt of a waiting acquire, and what it does next (step 4 between attempts): the decisions of {@link
-     * LockTable#acquire} and {@link LockTable#acquireAsync}, which differ only in how they pause. The outcome goes to
-     * the listeners when the acquire ends here (won, timed out, failed).
+     * One attempt of a waiting acquire and what it does next, the same for {@link LockTable#acquire} and {@link
+     * LockTable#acquireAsync}; the outcome goes to the listeners when it ends here.
      *
      * @throws TimeoutException if the lock stayed held for the whole wait
      * @throws IllegalStateException if the table closed meanwhile
-     * @throws AbortedException if the thread was interrupted during a request (the caller says what that means)
+     * @throws AbortedException if the thread was interrupted during a request
      */
     Step next(Waiting waiting) throws TimeoutException {
         String name = waiting.name;
@@ -274,9 +255,8 @@ final class Acquirer {
     }
 
     /**
-     * For a waiter that holds no thread, before it pauses: whether this table released the lock since the last
-     * attempt (with the system clock only, as {@link #pause} does); if so the next attempt goes at once, and writes
-     * without reading first.
+     * For a waiter that holds no thread: whether this table released the lock since its last attempt (real time
+     * only); if so the next attempt writes at once.
      */
     boolean handedOver(Waiting waiting) {
         if (realTime && handover.woken(waiting.waiter)) {
@@ -291,19 +271,16 @@ final class Acquirer {
         return realTime;
     }
 
-    /**
-     * A waiter that holds no thread learns that the table closed (it was woken): the acquire ends as an attempt
-     * would have ended it.
-     */
+    /** A waiter that holds no thread learns the table closed: the acquire ends. */
     IllegalStateException closedWhileWaiting(Waiting waiting) {
         ended(waiting, AcquireOutcome.ERROR);
         return closedWhileAcquiring(waiting.name);
     }
 
     /**
-     * One attempt of a {@link Leadership}, on a worker: steps 2 to 4 once, never waiting.
+     * One attempt of a {@link Leadership}, never waiting.
      *
-     * @param starts whether the attempt starts an acquire: the first of a contention or the first after a failure
+     * @param starts whether it starts an acquire: the first of a contention or the first after a failure
      */
     Attempt attemptForLeader(String name, Duration lease, boolean starts) {
         if (starts) listeners.onAcquireStarted(name);
@@ -342,10 +319,7 @@ final class Acquirer {
         }
     }
 
-    /**
-     * Waits until the next poll (step 4); with the system clock, a release of the lock by this very table ends the
-     * wait at once, and the next attempt writes without reading first.
-     */
+    /** Sleeps until the next poll; with the system clock a release by this table ends the sleep at once. */
     private void pause(Waiting waiting, long nanos) throws InterruptedException {
         if (!realTime) {
             clock.sleep(nanos); // a clock of the caller's own: its time is not real time
@@ -522,10 +496,9 @@ final class Acquirer {
             String name, String owner, String rvn, Duration lease, long sentNanos, boolean mayLandLater) {}
 
     /**
-     * An acquire whose answer never came may have been applied: give it back if so. Each attempt is bounded, and a
-     * failed one is tried again with back-off, but only while the lease it may have taken could still be held. A
-     * write the client gave up on may also land after a give-back found nothing: it is looked for again, with the
-     * same back-off, for as long as {@link Timing#lateWriteChecksEnd} allows.
+     * Gives back an unanswered acquire if it was applied. A failed attempt is retried with back-off while the lease it
+     * may have taken could be held; a write that may land later is looked for again until {@link
+     * Timing#lateWriteChecksEnd}.
      */
     private void giveBack(GiveBack unanswered, long retryNanos) {
         String name = unanswered.name();
@@ -554,11 +527,7 @@ final class Acquirer {
         }
     }
 
-    /**
-     * Tries the give-back again after {@code retryNanos}, if that is before {@code untilNanos}.
-     *
-     * @return whether it will be tried again
-     */
+    /** @return whether the give-back will be tried again after {@code retryNanos} (only before {@code untilNanos}) */
     private boolean retryLater(GiveBack unanswered, long retryNanos, long untilNanos) {
         if (retryNanos - (untilNanos - clock.nanoTime()) >= 0) {
             return false; // the lease it may have taken runs out, or the write cannot land any more, before then
@@ -579,14 +548,9 @@ final class Acquirer {
     }
 
     /**
-     * Hands a lock released by this table straight to a waiting acquire of the same table: the longest waiter wakes
-     * at once and writes (one request), instead of reading at its next poll, up to a third of a lease later. Waiters
-     * of other processes still learn it at their next poll.
-     *
-     * <p>Each waiter parks on a semaphore of its own (one that holds no thread, {@link AsyncAcquire}, is also called
-     * back), and the waiters of one name are a queue of their own: no
-     * monitor is held while anyone waits (a virtual thread never pins its carrier here), and a release wakes one
-     * waiter of its name only. {@link #closeAll()} wakes every waiter, so that a closing table leaves none parked.
+     * Hands a lock released by this table straight to its longest waiter of that name, which writes at once instead of
+     * at its next poll. Each waiter parks on a semaphore of its own (one that holds no thread is also called back), so no
+     * monitor is held while anyone waits and a release wakes one waiter of its name only. {@link #closeAll()} wakes all.
      */
     static final class Handover {
 
@@ -621,8 +585,8 @@ final class Acquirer {
         }
 
         /**
-         * @param onWake run on each wake, by the thread that releases the lock or closes the table (it must not
-         *     block); the wake's permit stays for {@link #woken} or {@link #await} to take
+         * @param onWake run on each wake by the releasing or closing thread (must not block); the permit stays for {@link
+         *     #woken} or {@link #await}
          */
         Waiter enlist(String name, @Nullable Runnable onWake) {
             return enlist(new Waiter(name, onWake, false));
@@ -678,10 +642,9 @@ final class Acquirer {
         }
 
         /**
-         * Sleeps up to {@code nanos} (real time: only for the system clock), or less if the lock is handed over or
-         * the table closes; the caller looks at which.
+         * Sleeps up to {@code nanos} of real time, less if handed the lock or the table closes.
          *
-         * @return true if it was woken: the lock is free (write at once), or the table closed
+         * @return true if it was woken
          */
         boolean await(Waiter waiter, long nanos) throws InterruptedException {
             if (!waiter.wake.tryAcquire(nanos, TimeUnit.NANOSECONDS)) {
@@ -691,10 +654,7 @@ final class Acquirer {
             return true;
         }
 
-        /**
-         * Without waiting, for a waiter that holds no thread: whether it was woken since it last looked (the lock is
-         * free, or the table closed); the caller looks at which.
-         */
+        /** Without waiting: whether it was woken since it last looked. */
         boolean woken(Waiter waiter) {
             if (!waiter.wake.tryAcquire()) {
                 return false;

@@ -12,16 +12,10 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One call of {@link LockTable#acquireAsync} (and, by {@link #once}, of {@link LockTable#tryAcquireAsync}): the
- * waiting acquire of {@link Acquirer}, with the same decisions ({@link Acquirer#next}), whose pauses hold no thread.
- * Each attempt is a task on the table's workers; each pause is a task on its timer that queues the next attempt; a
- * release of the lock by this table (the {@link Acquirer.Handover}) cancels the pause and queues the next attempt at
- * once, and the table's close ends the wait.
- *
- * <p>The caller's future is completed on the JDK's default asynchronous executor (that of {@link
- * CompletableFuture#runAsync(Runnable)}), never on the timer or a worker, so what the caller chains to it does not
- * delay renewals. A lease won for a future that was cancelled meanwhile (before or while it was delivered) is
- * released at once: cancelling never leaves the lock held by nobody that knows it.
+ * One call of {@link LockTable#acquireAsync} (or, by {@link #once}, {@link LockTable#tryAcquireAsync}): the waiting
+ * acquire of {@link Acquirer#next} whose pauses hold no thread. Each attempt is a task on the workers, each pause one
+ * on the timer; a handover cancels the pause, the table's close ends the wait. The caller's future completes on the
+ * common pool, never on the table's threads; a lease won for a future cancelled meanwhile is released at once.
  */
 final class AsyncAcquire<T> {
 
@@ -82,8 +76,8 @@ final class AsyncAcquire<T> {
     }
 
     /**
-     * One attempt of {@link Acquirer#tryAcquire} on a worker. Cancelled before it runs, it sends nothing; cancelled
-     * while it runs, a lease it took is released; the table's close before it runs ends it.
+     * One attempt of {@link Acquirer#tryAcquire} on a worker: cancelled before it runs it sends nothing; a lease it took
+     * after a cancel is released.
      */
     static CompletableFuture<Optional<Lease>> once(
             Acquirer acquirer,
@@ -119,8 +113,7 @@ final class AsyncAcquire<T> {
     // ---- the attempts and the pauses between them
 
     /**
-     * Queues the next attempt for the workers: from the caller, the timer (after a pause) or a handover. It keeps no
-     * lease, so it queues behind every task that does, and no worker is added for it ({@link
+     * Queues the next attempt. It keeps no lease, so it queues behind every task that does and adds no worker ({@link
      * Timing#unhurriedDeadline}): ten thousand waiters poll on the base workers.
      */
     private void queueAttempt() {
@@ -196,10 +189,8 @@ final class AsyncAcquire<T> {
     }
 
     /**
-     * A handover or the table's close woke this waiter, on the thread that released the lock or closes the table
-     * (it must not block). During a pause, the pause ends: the next attempt goes at once, or the acquire ends on the
-     * close. During an attempt the wake is kept for {@link #pauseFor}, as a thread that sleeps finds it when it next
-     * pauses.
+     * A handover or the close woke this waiter (on the releasing or closing thread; must not block). During a pause the
+     * pause ends; during an attempt the wake is kept for {@link #pauseFor}.
      */
     private void woken() {
         boolean closing = tableClosed.getAsBoolean();
@@ -271,10 +262,7 @@ final class AsyncAcquire<T> {
 
     // ---- completing the caller's future off the table's threads
 
-    /**
-     * Completes {@code future} with {@code value} on the JDK's default asynchronous executor; if it was completed
-     * already (the caller cancelled it), the lease the value holds is released on the table's workers.
-     */
+    /** Completes {@code future} on the common pool; if it was completed already (cancelled), releases the lease. */
     static <T> void deliver(
             CompletableFuture<T> future, T value, @Nullable Lease lease, LockClock clock, Workers workers) {
         CompletableFuture.runAsync(() -> {

@@ -7,27 +7,60 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.AbortedException;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.CreateTableResponse;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTableResponse;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTimeToLiveRequest;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTimeToLiveResponse;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.MultiRegionConsistency;
+import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.TableDescription;
+import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
+import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsResponse;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveResponse;
 
 /**
- * The lock store over DynamoDB, through either SDK client ({@link DynamoDbRequests}): the only class of lock-core that
- * sends a request about a lock item. Each method builds its request (steps 2 to 7 of the protocol in {@code
- * package-info.java}) beside where it sends it, maps the answer to an outcome, recognises its own write when the SDK
- * retried one whose answer was lost, and reports every request to the listeners once. The lock item's attributes are
- * named here once (step 1), and an item read is checked to be a lock item ({@link #parse}). The table itself, checked
- * (step 9) or created, is {@link DynamoDbTableAdmin}'s.
+ * The lock store over DynamoDB, through either SDK client ({@link Requests}): the only class that sends a request.
+ * Each method builds its request (steps 2 to 7 of {@code package-info.java}), maps the answer to an outcome,
+ * recognises its own write when the SDK retried one whose answer was lost, and reports every request to the listeners
+ * once. The item's attributes are named here once (step 1); the table is checked (step 9) or created here too.
  */
 final class DynamoDbLockStore implements LockStore {
 
@@ -49,16 +82,23 @@ final class DynamoDbLockStore implements LockStore {
     private static final AttributeValue ONE = AttributeValue.fromN("1");
     private static final AttributeValue NUMBER_TYPE = AttributeValue.fromS("N");
 
-    private final DynamoDbRequests client;
+    /** The first version of global tables: every replica takes writes, and conditions are checked per region. */
+    private static final String LEGACY_GLOBAL_TABLES = "2017.11.29";
+
+    private static final Logger log = LoggerFactory.getLogger(LockTable.class);
+
+    private final Requests client;
     private final String tableName;
     private final String partitionKey;
     private final @Nullable String sortKey;
     private final LockTableOptions options;
     private final Listeners listeners;
-    private final DynamoDbTableAdmin table;
+    private final @Nullable String timeToLive;
+    /** Enabling the time to live failed with a WARN: {@link #verifyTable()} does not warn again. */
+    private volatile boolean timeToLiveWarned;
 
     DynamoDbLockStore(
-            DynamoDbRequests client,
+            Requests client,
             String tableName,
             String partitionKey,
             @Nullable String sortKey,
@@ -70,12 +110,7 @@ final class DynamoDbLockStore implements LockStore {
         this.sortKey = sortKey;
         this.options = options;
         this.listeners = listeners;
-        this.table = new DynamoDbTableAdmin(
-                client,
-                tableName,
-                partitionKey,
-                sortKey,
-                options.timeToLiveAttribute().orElse(null));
+        this.timeToLive = options.timeToLiveAttribute().orElse(null);
     }
 
     @Override
@@ -335,14 +370,188 @@ final class DynamoDbLockStore implements LockStore {
 
     // ---- step 9: the table
 
-    @Override
-    public boolean verifyTable() {
-        return table.verify();
-    }
-
+    /**
+     * Creates the table unless it exists, and enables its time to live on the lock items' attribute if this call
+     * created it. A time to live that cannot be enabled is logged: the locks work without it.
+     *
+     * @return true if this call created the table
+     */
     @Override
     public boolean createTableIfMissing() {
-        return table.createIfMissing();
+        if (!create()) {
+            return false;
+        }
+        log.info("Created the lock table '{}'", tableName);
+        if (timeToLive != null) {
+            try {
+                client.updateTimeToLive(UpdateTimeToLiveRequest.builder()
+                        .tableName(tableName)
+                        .timeToLiveSpecification(s -> s.enabled(true).attributeName(timeToLive))
+                        .build());
+                log.info("Enabled the time to live of the lock table '{}' on '{}'", tableName, timeToLive);
+            } catch (SdkException e) {
+                log.warn(
+                        "Could not enable the time to live of the lock table '{}' on '{}': {}. Released lock items"
+                                + " stay until deleted; enable it with UpdateTimeToLive (dynamodb:UpdateTimeToLive)",
+                        tableName,
+                        timeToLive,
+                        oneLine(e));
+                timeToLiveWarned = true;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Creates the table with the lock table's keys, as strings, on demand capacity, unless it exists, and waits until
+     * it is active.
+     *
+     * @return true if this call created it, false if it existed or another process was creating it
+     */
+    private boolean create() {
+        try {
+            client.describeTable(describeTableRequest());
+            return false;
+        } catch (ResourceNotFoundException e) {
+            // created below
+        }
+        List<KeySchemaElement> keys = new ArrayList<>(2);
+        List<AttributeDefinition> attributes = new ArrayList<>(2);
+        for (String key : sortKey == null ? List.of(partitionKey) : List.of(partitionKey, sortKey)) {
+            keys.add(KeySchemaElement.builder()
+                    .attributeName(key)
+                    .keyType(key.equals(partitionKey) ? KeyType.HASH : KeyType.RANGE)
+                    .build());
+            attributes.add(AttributeDefinition.builder()
+                    .attributeName(key)
+                    .attributeType(ScalarAttributeType.S)
+                    .build());
+        }
+        boolean created;
+        try {
+            client.createTable(CreateTableRequest.builder()
+                    .tableName(tableName)
+                    .keySchema(keys)
+                    .attributeDefinitions(attributes)
+                    .billingMode(BillingMode.PAY_PER_REQUEST)
+                    .build());
+            created = true;
+        } catch (ResourceInUseException e) {
+            created = false; // another process is creating it
+        }
+        client.waitUntilTableExists(tableName);
+        return created;
+    }
+
+    /**
+     * Checks the table.
+     *
+     * @return true when it is a global table with multi-Region strong consistency: safe for locks from every
+     *     region, but without transactions (so without fenced writes) and without time to live
+     * @throws IllegalStateException naming the table and every problem found
+     */
+    @Override
+    public boolean verifyTable() {
+        TableDescription table = client.describeTable(describeTableRequest()).table();
+        List<String> problems = new ArrayList<>();
+        String actualHash = keyName(table, KeyType.HASH);
+        String actualRange = keyName(table, KeyType.RANGE);
+        if (!partitionKey.equals(actualHash)) {
+            problems.add("its partition key is '" + actualHash + "', not '" + partitionKey + "'");
+        }
+        if (sortKey == null && actualRange != null) {
+            problems.add("it has a sort key '" + actualRange + "' that the lock table was not given");
+        } else if (sortKey != null && !sortKey.equals(actualRange)) {
+            problems.add(
+                    actualRange == null
+                            ? "it has no sort key, but the lock table was given '" + sortKey + "'"
+                            : "its sort key is '" + actualRange + "', not '" + sortKey + "'");
+        }
+        Map<String, ScalarAttributeType> types = table.attributeDefinitions().stream()
+                .collect(Collectors.toMap(AttributeDefinition::attributeName, AttributeDefinition::attributeType));
+        for (String key : new String[] {actualHash, actualRange}) {
+            if (key != null && types.get(key) != ScalarAttributeType.S) {
+                problems.add("its key attribute '" + key + "' is of type " + types.get(key) + ", not a string (S)");
+            }
+        }
+        boolean strong = table.multiRegionConsistency() == MultiRegionConsistency.STRONG;
+        if (LEGACY_GLOBAL_TABLES.equals(table.globalTableVersion())) {
+            problems.add("it is a global table of version " + LEGACY_GLOBAL_TABLES + ", whose replicas all take"
+                    + " writes; a lock table must have a single writing region, or a lock can be granted twice");
+        } else if (table.hasReplicas() && !table.replicas().isEmpty() && !strong) {
+            problems.add(
+                    "it is a global table with replicas in " + table.replicas().size() + " regions and eventual"
+                            + " consistency across them; a lock table must have a single writing region, or a lock can be"
+                            + " granted twice (a global table with multi-Region strong consistency is fine)");
+        }
+        if (strong && timeToLive != null) {
+            problems.add("it is a global table with multi-Region strong consistency, which has no time to live;"
+                    + " build the lock table without LockTableOptions.timeToLive");
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException(
+                    "Table '" + tableName + "' cannot hold locks: " + String.join("; ", problems));
+        }
+        if (timeToLive != null && !timeToLiveWarned) {
+            checkTimeToLive(timeToLive);
+        }
+        return strong;
+    }
+
+    /** Says in one WARN when the table's time to live is not on the attribute the lock items carry. */
+    private void checkTimeToLive(String attribute) {
+        TimeToLiveDescription description;
+        try {
+            // null when the engine does not tell
+            description = client.describeTimeToLive(DescribeTimeToLiveRequest.builder()
+                            .tableName(tableName)
+                            .build())
+                    .timeToLiveDescription();
+        } catch (SdkException e) {
+            log.debug("Could not read the time to live of the lock table '{}': {}", tableName, e.toString());
+            return;
+        }
+        if (description == null) {
+            return;
+        }
+        TimeToLiveStatus status = description.timeToLiveStatus();
+        boolean onIt = attribute.equals(description.attributeName());
+        if (onIt && (status == TimeToLiveStatus.ENABLED || status == TimeToLiveStatus.ENABLING)) {
+            return;
+        }
+        log.warn(
+                "The lock items of table '{}' carry the time-to-live attribute '{}', but the table's time to live is"
+                        + " {}{}: released lock items stay until deleted. Enable it on '{}' (UpdateTimeToLive)",
+                tableName,
+                attribute,
+                status == null ? "not reported" : status,
+                description.attributeName() != null && !onIt ? " on '" + description.attributeName() + "'" : "",
+                attribute);
+    }
+
+    private DescribeTableRequest describeTableRequest() {
+        return DescribeTableRequest.builder().tableName(tableName).build();
+    }
+
+    private static @Nullable String keyName(TableDescription table, KeyType type) {
+        return table.keySchema().stream()
+                .filter(k -> k.keyType() == type)
+                .map(KeySchemaElement::attributeName)
+                .findFirst()
+                .orElse(null);
+    }
+
+    /**
+     * An error in one line, for a log: DynamoDB's error code and message, or the type and message with line breaks
+     * folded (the SDK's exception of an unreachable endpoint carries a suppressed exception per attempt).
+     */
+    private static String oneLine(Throwable error) {
+        if (error instanceof AwsServiceException service && service.awsErrorDetails() != null) {
+            String message = service.awsErrorDetails().errorMessage();
+            return service.awsErrorDetails().errorCode()
+                    + (message == null ? " (HTTP " + service.statusCode() + ")" : ": " + message);
+        }
+        return error.toString().replaceAll("\\s*\\R\\s*", " ");
     }
 
     // ---- the item's key, its time to live, and reading it
@@ -477,6 +686,159 @@ final class DynamoDbLockStore implements LockStore {
 
         Map<String, AttributeValue> values() {
             return values;
+        }
+    }
+
+    /**
+     * The operations sent, over either SDK client (exactly one is set), each blocking until the answer and failing
+     * with the SDK's exception, so a failure reads the same over both. A call on an interrupted thread, or
+     * interrupted while it waits, throws {@link AbortedException} with the interrupt flag set, as the synchronous
+     * client does; {@link #updateItemEvenIfInterrupted} is for the release and the give-back, which must go out even
+     * then. Over the asynchronous client an interrupt while waiting cancels the future, aborting the request.
+     */
+    record Requests(@Nullable DynamoDbClient sync, @Nullable DynamoDbAsyncClient async) {
+
+        static Requests over(DynamoDbClient client) {
+            return new Requests(client, null);
+        }
+
+        static Requests over(DynamoDbAsyncClient client) {
+            return new Requests(null, client);
+        }
+
+        UpdateItemResponse updateItem(UpdateItemRequest request) {
+            return sync != null ? sync.updateItem(request) : send(async::updateItem, request);
+        }
+
+        GetItemResponse getItem(GetItemRequest request) {
+            return sync != null ? sync.getItem(request) : send(async::getItem, request);
+        }
+
+        TransactWriteItemsResponse transactWriteItems(TransactWriteItemsRequest request) {
+            return sync != null ? sync.transactWriteItems(request) : send(async::transactWriteItems, request);
+        }
+
+        DescribeTableResponse describeTable(DescribeTableRequest request) {
+            return sync != null ? sync.describeTable(request) : send(async::describeTable, request);
+        }
+
+        CreateTableResponse createTable(CreateTableRequest request) {
+            return sync != null ? sync.createTable(request) : send(async::createTable, request);
+        }
+
+        UpdateTimeToLiveResponse updateTimeToLive(UpdateTimeToLiveRequest request) {
+            return sync != null ? sync.updateTimeToLive(request) : send(async::updateTimeToLive, request);
+        }
+
+        DescribeTimeToLiveResponse describeTimeToLive(DescribeTimeToLiveRequest request) {
+            return sync != null ? sync.describeTimeToLive(request) : send(async::describeTimeToLive, request);
+        }
+
+        /** Waits, with the SDK's waiter, until the table exists and is active. */
+        void waitUntilTableExists(String tableName) {
+            if (sync != null) {
+                sync.waiter().waitUntilTableExists(r -> r.tableName(tableName));
+            } else {
+                send(name -> async.waiter().waitUntilTableExists(r -> r.tableName(name)), tableName);
+            }
+        }
+
+        /**
+         * Sent and waited for even on an interrupted thread; the interrupt is kept for the caller. The flag is
+         * cleared for the request: the synchronous SDK aborts at once on an interrupted thread, and preparing an
+         * asynchronous request (resolving credentials, for one) may wait too. Its {@code apiCallTimeout} bounds it.
+         */
+        UpdateItemResponse updateItemEvenIfInterrupted(UpdateItemRequest request) {
+            boolean interrupted = Thread.interrupted();
+            try {
+                if (sync != null) {
+                    return sync.updateItem(request);
+                }
+                CompletableFuture<UpdateItemResponse> answer = async.updateItem(request);
+                while (true) {
+                    try {
+                        return answer.get();
+                    } catch (InterruptedException e) {
+                        interrupted = true; // kept for the caller; the request goes on
+                    } catch (ExecutionException | CancellationException e) {
+                        throw unwrapped(e);
+                    }
+                }
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        /**
+         * Sends and waits. A thread interrupted before the request is not sent at all, as with the synchronous
+         * client; one interrupted while it waits cancels the request in flight, which may have been applied all the
+         * same (the caller reads an {@link AbortedException} as such: {@link LockStore#mayHaveApplied}).
+         */
+        private static <Q, R> R send(Function<Q, CompletableFuture<R>> operation, Q request) {
+            if (Thread.interrupted()) {
+                throw aborted(new InterruptedException("interrupted before the request was sent"));
+            }
+            CompletableFuture<R> answer = operation.apply(request);
+            try {
+                return answer.get();
+            } catch (InterruptedException e) {
+                answer.cancel(true);
+                throw aborted(e);
+            } catch (ExecutionException | CancellationException e) {
+                throw unwrapped(e);
+            }
+        }
+
+        /** Sets the interrupt flag again, as the synchronous client leaves it. */
+        private static AbortedException aborted(InterruptedException cause) {
+            Thread.currentThread().interrupt();
+            return AbortedException.builder()
+                    .message("Thread was interrupted")
+                    .cause(cause)
+                    .build();
+        }
+
+        /**
+         * The SDK's exception from a failed future, as the synchronous client would have thrown it; the caller's
+         * stack is added as a suppressed exception, since the SDK's names only the threads of the HTTP client.
+         */
+        private static RuntimeException unwrapped(Exception failure) {
+            Throwable cause = failure;
+            while ((cause instanceof ExecutionException || cause instanceof CompletionException)
+                    && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            if (cause instanceof CancellationException cancelled) {
+                return AbortedException.builder()
+                        .message("The request was cancelled")
+                        .cause(cancelled)
+                        .build();
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            RuntimeException thrown = cause instanceof RuntimeException runtime
+                    ? runtime
+                    : SdkClientException.builder()
+                            .message(cause.toString())
+                            .cause(cause)
+                            .build();
+            if (!(thrown instanceof ConditionalCheckFailedException)) {
+                // a failed condition is an answer the store reads, often (a busy lock): no stack to capture for it
+                thrown.addSuppressed(new CallerStack());
+            }
+            return thrown;
+        }
+
+        /** Where the caller waited for an answer that failed on a thread of the HTTP client. */
+        static final class CallerStack extends Exception {
+            private static final long serialVersionUID = 1L;
+
+            CallerStack() {
+                super("waited for the asynchronous client's answer here");
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.locktable;
 
+import io.locktable.LeaseKeeper.LeaseState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -13,14 +14,11 @@ import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
- * One acquisition of a lock: held until it is released, lost to another holder, or runs out. Its {@link LockTable}
- * renews it every third of its duration on a shared scheduler; the holder does nothing to keep it.
- *
- * <p>A lease ends for its holder at the send time of its last successful renewal (or of the acquire) plus its
- * duration, on this process's monotonic clock, so the holder stops believing it holds the lock before any
- * contender can take it over. Work that must not happen after the lease ended is fenced: with {@link #heldCheck()}
- * in a DynamoDB transaction, or with {@link #fencingToken()} handed to a system that refuses tokens lower than one
- * it has seen.
+ * One acquisition of a lock: held until released, lost to another holder, or run out. Its {@link LockTable} renews
+ * it every third of its duration; the holder does nothing to keep it. It ends for its holder at the send time of its
+ * last successful renewal plus its duration, on this process's monotonic clock, so the holder stops believing before
+ * any contender can take over. Fence work that must not happen after the end with {@link #heldCheck()} in a
+ * transaction, or with {@link #fencingToken()}.
  *
  * <pre>{@code
  * try (Lease lease = locks.tryAcquire("cache-refresh", Duration.ofSeconds(30)).orElse(null)) {
@@ -70,9 +68,8 @@ public final class Lease implements AutoCloseable {
     }
 
     /**
-     * The lease bound to the calling thread: during a term of {@link LockTable#runAsLeader}, the term's lease on
-     * the work's thread; inside {@link #callAsCurrent(Callable)}, that lease. Code deep in the work fences its
-     * writes with {@code Lease.current().orElseThrow().heldCheck()} without the lease passed down.
+     * The lease bound to the calling thread: a leader term's on its work's thread, or the one of {@link
+     * #callAsCurrent(Callable)}, so code deep in the work can fence with {@code Lease.current().orElseThrow().heldCheck()}.
      *
      * @return the current lease, or empty outside a term
      */
@@ -83,8 +80,8 @@ public final class Lease implements AutoCloseable {
     }
 
     /**
-     * Runs an action with this lease bound as {@link #current()} on the calling thread, then restores what was
-     * bound before. Frameworks use it to run a leader's call; the lease is not released afterwards.
+     * Runs an action with this lease bound as {@link #current()} on the calling thread, then restores what was bound
+     * before. The lease is not released afterwards.
      *
      * @param action the action
      * @param <T> what the action returns
@@ -99,16 +96,9 @@ public final class Lease implements AutoCloseable {
     }
 
     /**
-     * Binds this lease as {@link #current()} on the calling thread until the returned binding is closed, which
-     * restores what was bound before: for frameworks whose hooks come before and after the work rather than around
-     * it (a ShedLock provider's {@code lock} and {@code unlock}, say). Close it on the same thread, in the reverse
-     * order of binding.
-     *
-     * <pre>{@code
-     * Lease.Binding binding = lease.bindAsCurrent();   // in the framework's "before" hook
-     * ...                                             // the job: Lease.current() is this lease
-     * binding.close();                                 // in its "after" hook, on the same thread
-     * }</pre>
+     * Binds this lease as {@link #current()} on the calling thread until the returned binding is closed, for frameworks
+     * whose hooks come before and after the work (a ShedLock provider's {@code lock} and {@code unlock}). Close it on the
+     * same thread, in reverse order of binding.
      *
      * @return the binding, to close once the work is done
      */
@@ -133,9 +123,8 @@ public final class Lease implements AutoCloseable {
     }
 
     /**
-     * A lease bound as {@link #current()} on one thread by {@link #bindAsCurrent()}; closing it unbinds it, and the
-     * lease bound before it is current again. Bindings closed out of order unbind just themselves. Closing one again,
-     * or from another thread, does nothing.
+     * A lease bound as {@link #current()} on one thread; closing it makes the lease bound before current again.
+     * Bindings closed out of order unbind just themselves; closing again, or from another thread, does nothing.
      */
     public static final class Binding implements AutoCloseable {
         private final @Nullable Lease lease; // null: no lease is current while this binding lasts
@@ -159,23 +148,14 @@ public final class Lease implements AutoCloseable {
         }
     }
 
-    /**
-     * The name of the lock.
-     *
-     * @return the lock name
-     */
+    /** @return the name of the lock */
     public String name() {
         return name;
     }
 
     /**
-     * The owner id written to the item: unique to this one acquisition. It is the {@link LockTable#owner()} of the
-     * table that acquired it, a dot and the acquisition's number, so no other acquisition, even of the same table
-     * after the item was deleted, matches this lease's release or held check.
-     *
-     * <pre>{@code
-     * boolean ours = locks.read("report").flatMap(LockRecord::owner).filter(lease.owner()::equals).isPresent();
-     * }</pre>
+     * The owner id written to the item, unique to this acquisition: the table's {@link LockTable#owner()}, a dot and
+     * the acquisition's number, so no other acquisition matches this lease's release or held check.
      *
      * @return the owner id
      */
@@ -184,8 +164,8 @@ public final class Lease implements AutoCloseable {
     }
 
     /**
-     * The fencing token of this acquisition: the tokens of one lock strictly increase from one acquisition to the
-     * next, so a system that refuses a token lower than one it has seen refuses a stale holder's writes.
+     * The fencing token: the tokens of one lock strictly increase from one acquisition to the next, so a system that
+     * refuses a token lower than one it has seen refuses a stale holder's writes.
      *
      * @return the fencing token, 1 or more
      */
@@ -193,46 +173,29 @@ public final class Lease implements AutoCloseable {
         return fencingToken;
     }
 
-    /**
-     * How long the lease lasts without a renewal.
-     *
-     * @return the lease duration
-     */
+    /** @return how long the lease lasts without a renewal */
     public Duration duration() {
         return duration;
     }
 
-    /**
-     * When this lease was acquired, on the wall clock (for display only).
-     *
-     * @return the acquire instant
-     */
+    /** @return when this lease was acquired, on the wall clock (for display only) */
     public Instant acquiredAt() {
         return Instant.ofEpochMilli(acquiredAtMillis);
     }
 
-    /**
-     * When this lease was last renewed, on the wall clock (for display only); the acquire time before the first
-     * renewal.
-     *
-     * @return the instant of the last renewal's send
-     */
+    /** @return when this lease was last renewed (or acquired), on the wall clock (for display only) */
     public Instant renewedAt() {
         return state.renewedAt();
     }
 
-    /**
-     * Tells whether this acquisition took the lock over from a holder that had stopped renewing it.
-     *
-     * @return true for a takeover, false when the lock was free
-     */
+    /** @return true if this acquisition took the lock over from a holder that had stopped renewing it */
     public boolean tookOver() {
         return tookOver;
     }
 
     /**
-     * Tells whether this process still holds the lease: not released, not lost, and renewed within its duration
-     * on the monotonic clock. The reference's "Ended" is {@code !isHeld()}.
+     * Whether this process still holds the lease: not released, not lost, and renewed within its duration on the
+     * monotonic clock.
      *
      * @return true while the lease is held
      */
@@ -240,61 +203,50 @@ public final class Lease implements AutoCloseable {
         return state.isHeld(keeper.nanoTime());
     }
 
-    /**
-     * How much of the lease is left before it ends unless renewed.
-     *
-     * @return the time left, {@link Duration#ZERO} once the lease ended
-     */
+    /** @return how much of the lease is left unless renewed, {@link Duration#ZERO} once it ended */
     public Duration remaining() {
         return state.remaining(keeper.nanoTime());
     }
 
     /**
-     * Completes when the lease ends, with why. An end found by the caller's own thread ({@link #release()}, {@link
-     * #close()}, a {@link #transactWrite} whose held check failed) completes it on that thread; an end found by the
-     * table (a renewal that shows the lock taken, a lease that ran out) completes it on the table's event thread,
-     * never on a thread that renews leases. Use the {@code ...Async} methods for anything slow.
+     * Completes when the lease ends, with why: on the caller's thread for an end it caused ({@link #release()}, a
+     * failed {@link #transactWrite}), otherwise on the table's event thread, never on one that renews leases.
      *
-     * @return a future that completes with the reason the lease ended; it never completes exceptionally
+     * @return a future of the reason; it never completes exceptionally
      */
     public CompletableFuture<LeaseEnd> whenEnded() {
         return state.whenEnded();
     }
 
-    /**
-     * How the lease ended.
-     *
-     * @return the reason, or empty while the lease has not ended
-     */
+    /** @return how the lease ended, or empty while it has not */
     public Optional<LeaseEnd> end() {
         return Optional.ofNullable(state.end());
     }
 
     /**
-     * A transaction item that checks, atomically with the other writes of a {@code TransactWriteItems}, that this
-     * acquisition still holds the lock: a {@code ConditionCheck} on the lock item, {@code owner = :me AND fence =
-     * :myFence}. A transaction that carries it applies nothing once another holder has the lock.
+     * A {@code ConditionCheck} on the lock item, {@code owner = :me AND fence = :myFence}, for a {@code
+     * TransactWriteItems}: the transaction applies nothing once another holder has the lock.
      *
      * <pre>{@code
      * client.transactWriteItems(r -> r.transactItems(lease.heldCheck(), putOrder));
      * }</pre>
      *
      * @return the condition check
+     * @throws IllegalStateException on a global table with multi-Region strong consistency, which has no transactions
      */
     public TransactWriteItem heldCheck() {
         return keeper.heldCheck(this);
     }
 
     /**
-     * Sends {@link #heldCheck()} and the given items in one {@code TransactWriteItems}: they are applied only if
-     * this acquisition still holds the lock. An item must not target the lock item itself.
+     * Sends {@link #heldCheck()} and the items in one {@code TransactWriteItems}: applied only if this acquisition still
+     * holds the lock. No item may target the lock item itself.
      *
      * @param items the writes to fence
      * @throws LeaseLostException if the lease is no longer held, locally or on the table; nothing was applied
-     * @throws software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException if the transaction was
-     *     cancelled for any other reason: a condition or conflict of the other items, throttling, or a {@code
-     *     TransactionConflict} on the lock item itself, met when this lease's renewal was writing it at that
-     *     moment; nothing was applied, and the lease is still held, so the caller may retry
+     * @throws software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException if cancelled for another
+     *     reason (the other items' conditions, throttling, a conflict with this lease's own renewal); nothing was
+     *     applied, the lease is still held, and the caller may retry
      * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException for other failures of the request
      */
     public void transactWrite(TransactWriteItem... items) {
@@ -303,19 +255,17 @@ public final class Lease implements AutoCloseable {
     }
 
     /**
-     * Releases the lease: this process stops believing it holds the lock at once, then a conditional write removes
-     * its owner so a waiting contender takes it at its next poll. The item stays with its fencing token. A lease
-     * that was lost is not written at all, so a release never disturbs a new holder. A release that fails to reach
-     * DynamoDB is logged; the lock then frees itself after one lease.
+     * Releases the lease: this process stops believing at once, then a write conditional on owner and fence removes
+     * the owner (the item and its token stay). A lost lease sends nothing. A release that fails is logged; the lock then
+     * frees itself after one lease.
      */
     public void release() {
         keeper.release(this, LeaseEnd.RELEASED);
     }
 
     /**
-     * Releases the lease once {@code delay} has passed on the lock table's clock, from its timer; until then the
-     * lease renews as usual, and a loss ends it as usual. A delay of zero or less releases now, on the caller's
-     * thread. A lock kept for a minimum hold after its work ended is released this way, without a thread waiting.
+     * Releases the lease once {@code delay} has passed on the table's clock, from its timer; it renews (or is lost)
+     * as usual until then. Zero or less releases now, on the caller's thread.
      *
      * <pre>{@code
      * lease.releaseAfter(Duration.ofSeconds(30)); // the job ran in 2 s; other instances skip it for 30 s more
@@ -326,15 +276,7 @@ public final class Lease implements AutoCloseable {
      */
     public void releaseAfter(Duration delay) {
         Objects.requireNonNull(delay, "delay");
-        keeper.releaseAfter(this, delay.isNegative() ? 0 : saturatedNanos(delay));
-    }
-
-    private static long saturatedNanos(Duration duration) {
-        try {
-            return duration.toNanos();
-        } catch (ArithmeticException tooLong) {
-            return Long.MAX_VALUE;
-        }
+        keeper.releaseAfter(this, delay.isNegative() ? 0 : Timing.saturatedNanos(delay));
     }
 
     /** Same as {@link #release()}, for try-with-resources. */

@@ -1,14 +1,19 @@
 package io.locktable;
 
+import io.locktable.LockStore.StoredLock;
+import io.locktable.Scheduler.LeaseTimer;
 import io.locktable.Scheduler.Workers;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
@@ -26,16 +31,13 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
 /**
- * Keeps the leases of one table (steps 5, 6 and 8 of the protocol): renews each every third of its duration on the
- * clock's scheduler, ends it when a renewal shows it lost or none succeeded within its duration, and releases it.
- * Every end is announced once, after the lease's earlier events. What changes in a lease is its {@link LeaseState},
- * the keeper's and the timer's alone: the {@link Lease} is the caller's immutable handle.
+ * Keeps the leases of one table (steps 5, 6 and 8): renews each every third of its duration, ends it when a
+ * renewal shows it lost or none succeeded within its duration, and releases it. Every end is announced once, after
+ * the lease's earlier events.
  */
 final class LeaseKeeper {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
-    /** Unanswered renewals after which a read settles which of them, if any, was applied. */
-    static final int MAX_UNANSWERED = 16;
 
     private final LockStore store;
     private final LockClock clock;
@@ -127,11 +129,9 @@ final class LeaseKeeper {
     }
 
     /**
-     * Starts keeping a lease just acquired, announcing it first; one that ended already (a late answer) expires at
-     * once and is given back.
+     * Starts keeping a lease just acquired, announcing it first; one that ended already (a late answer) expires at once.
      *
-     * @return false, with nothing announced, if the table was closed while the acquire was in flight: nothing will
-     *     renew the lease, so it is given back at once
+     * @return false, with nothing announced, if the table closed meanwhile: the lease is given back at once
      */
     boolean start(Lease lease, Runnable announce) {
         LeaseState state = lease.state();
@@ -193,7 +193,7 @@ final class LeaseKeeper {
         long sent = clock.nanoTime();
         lateness.observe(lease, sent - dueNanos);
         long left = state.endNanos() - sent;
-        switch (Protocol.atRenewal(state.endNanos(), sent, state.unansweredCount(), MAX_UNANSWERED)) {
+        switch (Protocol.atRenewal(state.endNanos(), sent, state.unansweredCount(), Timing.MAX_UNANSWERED)) {
             case EXPIRE -> {
                 expire(lease);
                 return;
@@ -304,8 +304,8 @@ final class LeaseKeeper {
     }
 
     /**
-     * Ends a lease once and announces it: the listeners' event in order after the lease's earlier ones, then {@link
-     * Lease#whenEnded()}, on the caller's thread when the caller ended it, else on the event thread.
+     * Ends a lease once and announces it: the listeners' event after the lease's earlier ones, then {@link
+     * Lease#whenEnded()}, on the caller's thread if the caller ended it, else on the event thread.
      */
     private boolean end(Lease lease, LeaseEnd reason, boolean byCaller) {
         LeaseState state = lease.state();
@@ -454,9 +454,8 @@ final class LeaseKeeper {
     }
 
     /**
-     * Ends every lease and releases them, for {@link LockTable#close()}: in parallel on the table's workers, all
-     * within {@link Timing#CLOSE}, so a thousand leases against an unreachable table close in seconds.
-     * Leases acquired after this are given back by their acquire.
+     * Ends and releases every lease for {@link LockTable#close()}, in parallel on the workers, within {@link
+     * Timing#CLOSE}. Leases acquired after this are given back by their acquire.
      */
     void closeAll() {
         List<Lease> leases;
@@ -494,7 +493,7 @@ final class LeaseKeeper {
                 release.run();
             }
         }
-        long waitUntil = deadline + Duration.ofSeconds(1).toNanos();
+        long waitUntil = deadline + Timing.CLOSE_GRACE.toNanos();
         awaitEvenIfInterrupted(done, waitUntil);
         callersReleases.forEach(release -> awaitEvenIfInterrupted(release, waitUntil));
         int missed = toSend.size() - sent.get();
@@ -510,11 +509,8 @@ final class LeaseKeeper {
     }
 
     /**
-     * Tells when renewals start late: the engine answers slower than renewals fall due, or the table has more leases
-     * than its workers renew (they then add workers for the late ones, by the twin rule {@link Timing#workerGrowth}).
-     * Each late renewal goes to the listeners (and so to a meter); the log says so at most once a minute, long before
-     * a lease is lost: a renewal is late past a tenth of its period ({@link Timing#lateRenewal}), and a lease is lost
-     * only when no renewal succeeded for three periods. It runs with any clock, a caller's own too.
+     * Reports renewals that start late (past {@link Timing#lateRenewal}) to the listeners, and logs them at most once a
+     * minute, long before a lease is lost (only after three periods without a renewal).
      */
     private static final class RenewalLateness {
 
@@ -571,6 +567,323 @@ final class LeaseKeeper {
                     lease.name(),
                     period / 1_000_000,
                     Timing.MAX_WORKERS);
+        }
+    }
+
+    /**
+     * What changes in one held lease: its record version, end, unanswered renewals and place on the timer; {@link
+     * Lease} is the immutable handle over it. Guarded by its own monitor, which no caller can reach (so none can hold
+     * up a renewal), held only briefly and never over a wait or a request; the keeper holds it across a change and the
+     * event it announces. Every field is paid per lease: the record version is two longs, and {@link #whenEnded()}'s
+     * future is made only when asked for.
+     */
+    static final class LeaseState {
+
+        private long versionHigh; // guarded by this: the record version the last confirmed write set
+        private long versionLow; // guarded by this
+        private volatile long endNanos; // written under this; read without it by the timer and the keeper
+        private volatile long renewedAtMillis; // written under this
+        private volatile @Nullable LeaseEnd end; // set once, under this; null while the lease is live
+        private @Nullable CompletableFuture<LeaseEnd> ended; // guarded by this; made by the first whenEnded()
+        private boolean announced; // guarded by this: the end was announced
+        /** Record versions that renewals sent without an answer, with their send times; guarded by this. */
+        private @Nullable Map<String, Long> unanswered; // null while every renewal was answered
+
+        // guarded by the table's LeaseTimer (its monitor), read and written by it alone: this lease's place in its
+        // queue,
+        // when it wakes, whether a renewal is under way
+        long wakeNanos;
+        int timerIndex = -1;
+        boolean renewing;
+
+        LeaseState(UUID recordVersion, long endNanos, long renewedAtMillis) {
+            this.versionHigh = recordVersion.getMostSignificantBits();
+            this.versionLow = recordVersion.getLeastSignificantBits();
+            this.endNanos = endNanos;
+            this.renewedAtMillis = renewedAtMillis;
+        }
+
+        /** See {@link Lease#isHeld()}: not ended, and {@code nowNanos} before the end. */
+        boolean isHeld(long nowNanos) {
+            // a query only: the table's timer ends the lease at its deadline; a difference, since nanoTime may wrap
+            return end == null && nowNanos - endNanos < 0;
+        }
+
+        /** See {@link Lease#remaining()}. */
+        Duration remaining(long nowNanos) {
+            if (!isHeld(nowNanos)) {
+                return Duration.ZERO;
+            }
+            return Duration.ofNanos(Math.max(0, endNanos - nowNanos));
+        }
+
+        Instant renewedAt() {
+            return Instant.ofEpochMilli(renewedAtMillis);
+        }
+
+        @Nullable
+        LeaseEnd end() {
+            return end;
+        }
+
+        boolean isLive() {
+            return end == null;
+        }
+
+        long endNanos() {
+            return endNanos;
+        }
+
+        /** See {@link Lease#whenEnded()}: a copy, so that no caller completes the lease's own future. */
+        CompletableFuture<LeaseEnd> whenEnded() {
+            CompletableFuture<LeaseEnd> future;
+            synchronized (this) {
+                if (ended == null) {
+                    ended = new CompletableFuture<>();
+                    if (announced && end != null) {
+                        ended.complete(end);
+                    }
+                }
+                future = ended;
+            }
+            return future.copy();
+        }
+
+        synchronized String recordVersion() {
+            return new UUID(versionHigh, versionLow).toString();
+        }
+
+        /** Candidates for a renewal's condition: the confirmed version, the unanswered ones, and the new one. */
+        synchronized List<String> startRenewal(String newVersion, long sentNanos) {
+            if (unanswered == null) {
+                unanswered = new LinkedHashMap<>(4);
+            }
+            unanswered.put(newVersion, sentNanos);
+            List<String> candidates = new ArrayList<>(unanswered.size() + 1);
+            candidates.add(recordVersion());
+            candidates.addAll(unanswered.keySet());
+            return candidates;
+        }
+
+        synchronized int unansweredCount() {
+            return unanswered == null ? 0 : unanswered.size();
+        }
+
+        /**
+         * A renewal wrote {@code version} (one this lease generated, a UUID), answered at {@code answeredNanos}: the
+         * lease now ends at that renewal's send time plus its duration.
+         */
+        synchronized boolean renewed(String version, long durationNanos, long answeredNanos, Instant wallTime) {
+            Long sent = unanswered == null ? null : unanswered.get(version);
+            if (end != null || sent == null || !Protocol.renewalCounts(endNanos, answeredNanos)) {
+                // answered after the lease ran out on this clock: it stays ended (isHeld() never turns true again)
+                return false;
+            }
+            unanswered = null;
+            UUID confirmed = UUID.fromString(version);
+            versionHigh = confirmed.getMostSignificantBits();
+            versionLow = confirmed.getLeastSignificantBits();
+            endNanos = Protocol.endAfterRenewal(endNanos, sent, durationNanos, answeredNanos);
+            renewedAtMillis = wallTime.toEpochMilli();
+            return true;
+        }
+
+        /** The record versions of the renewals whose answer never came, with their send times: a copy. */
+        synchronized Map<String, Long> unanswered() {
+            return unanswered == null ? Map.of() : Map.copyOf(unanswered);
+        }
+
+        /** A read showed the item still at the confirmed version: the unanswered renewals were not applied. */
+        synchronized void forgetUnanswered() {
+            unanswered = null;
+        }
+
+        /**
+         * Ends the lease once; returns false if it had ended already. {@link #whenEnded()} completes only with {@link
+         * #announceEnd()}, on the thread the keeper chooses. The keeper takes it off the timer.
+         */
+        synchronized boolean finish(LeaseEnd reason) {
+            if (end != null) {
+                return false;
+            }
+            end = reason;
+            unanswered = null;
+            return true;
+        }
+
+        /** Completes {@link #whenEnded()} once the lease has ended, outside this monitor (the future runs callbacks). */
+        void announceEnd() {
+            CompletableFuture<LeaseEnd> future;
+            LeaseEnd reason;
+            synchronized (this) {
+                reason = end;
+                if (reason == null) {
+                    return;
+                }
+                announced = true;
+                future = ended;
+            }
+            if (future != null) {
+                future.complete(reason);
+            }
+        }
+    }
+
+    /**
+     * The highest fencing token this table has seen per lock (step 8). A token that goes back (the item was deleted,
+     * or a multi-region table granted the lock twice) is logged as an error and reported to the listener. Only
+     * answers in a known order are compared: a request sent after the answer that showed the mark. A mark is kept
+     * while the lock is in use here ({@link #enter}, {@link #leave}); then it joins the {@value #IDLE_MARKS} most
+     * recently idle ones, so a service locking one name per entity keeps a bounded number. A forgotten mark only
+     * means a regression across that gap goes unseen; no alarm is ever false.
+     */
+    static final class FenceHighWater {
+
+        /** How many marks of locks not in use are kept, the most recently used ones. */
+        static final int IDLE_MARKS = 256;
+
+        private static final Logger log = LoggerFactory.getLogger(LockTable.class);
+
+        /**
+         * The highest token (-1: none yet), the earliest answer that showed it, the uses under way, and whether its
+         * regression was logged as an error already; 32 bytes, as a held lease keeps one.
+         */
+        private static final class Mark {
+            long fence = -1;
+            long answeredNanos;
+            private int usersAndReported; // the uses times two, plus one once reported
+
+            int users() {
+                return usersAndReported >>> 1;
+            }
+
+            void use(int delta) {
+                usersAndReported += 2 * delta;
+            }
+
+            boolean reported() {
+                return (usersAndReported & 1) != 0;
+            }
+
+            void reported(boolean reported) {
+                usersAndReported = (usersAndReported & ~1) | (reported ? 1 : 0);
+            }
+        }
+
+        private final Map<String, Mark> inUse = new HashMap<>(); // guarded by this
+        private final LinkedHashMap<String, Mark> idle = new LinkedHashMap<>() { // guarded by this; oldest first
+                    @Override
+                    protected boolean removeEldestEntry(Map.Entry<String, Mark> eldest) {
+                        return size() > IDLE_MARKS;
+                    }
+                };
+        private final String tableName;
+        private final LockTableListener listener;
+
+        FenceHighWater(String tableName, LockTableListener listener) {
+            this.tableName = tableName;
+            this.listener = listener;
+        }
+
+        /** A lease, or an acquire or read, of this table on the lock begins: its mark is kept until it {@link #leave}s. */
+        synchronized void enter(String name) {
+            Mark mark = inUse.get(name);
+            if (mark == null) {
+                mark = takeIdle(name);
+                inUse.put(name, mark);
+            }
+            mark.use(1);
+        }
+
+        /** A use begun with {@link #enter} ended: the last one moves the mark to the idle ones. */
+        synchronized void leave(String name) {
+            Mark mark = inUse.get(name);
+            if (mark == null) {
+                return;
+            }
+            mark.use(-1);
+            if (mark.users() == 0) {
+                inUse.remove(name);
+                if (mark.fence >= 0) {
+                    idle.put(name, mark);
+                }
+            }
+        }
+
+        /** A token read from the item by a request sent and answered at the given times: the mark's token is normal. */
+        void observed(String name, long fence, long sentNanos, long answeredNanos) {
+            check(name, fence, sentNanos, answeredNanos, false);
+        }
+
+        /** A token this table was granted by a request sent and answered at the given times: above the mark. */
+        void granted(String name, long fence, long sentNanos, long answeredNanos) {
+            check(name, fence, sentNanos, answeredNanos, true);
+        }
+
+        private void check(String name, long fence, long sentNanos, long answeredNanos, boolean granted) {
+            long highest;
+            boolean reported;
+            synchronized (this) {
+                Mark mark = mark(name);
+                if (mark.fence < 0 || fence > mark.fence) {
+                    mark.fence = fence;
+                    mark.answeredNanos = answeredNanos;
+                    mark.reported(false);
+                    return;
+                }
+                boolean ordered = sentNanos - mark.answeredNanos >= 0; // sent after the mark was answered
+                if (ordered && (granted ? fence <= mark.fence : fence < mark.fence)) {
+                    highest = mark.fence;
+                    reported = mark.reported();
+                    mark.reported(true);
+                } else {
+                    if (fence == mark.fence && answeredNanos - mark.answeredNanos < 0) {
+                        mark.answeredNanos = answeredNanos; // known earlier than thought
+                    }
+                    return;
+                }
+            }
+            String message = "Fencing token of lock '{}' in table '{}' went back from {} to {}: its item was deleted or"
+                    + " the table takes writes in more than one region. Systems that check tokens will refuse the new"
+                    + " holder.";
+            if (reported) {
+                log.debug(message, name, tableName, highest, fence);
+            } else {
+                log.error(message, name, tableName, highest, fence);
+            }
+            listener.onFenceRegressed(name, highest, fence);
+        }
+
+        /** The lock's mark: in use, idle (now the most recent), or a new idle one for an answer outside any use. */
+        private Mark mark(String name) {
+            Mark mark = inUse.get(name);
+            if (mark != null) {
+                return mark;
+            }
+            mark = takeIdle(name);
+            idle.put(name, mark); // again, now the most recent
+            return mark;
+        }
+
+        /** The idle mark of a name, taken out of the idle ones, or a new mark. */
+        private Mark takeIdle(String name) {
+            Mark mark = idle.remove(name);
+            return mark == null ? new Mark() : mark;
+        }
+
+        long highest(String name) {
+            Mark mark = peek(name);
+            return mark == null ? 0 : Math.max(0, mark.fence);
+        }
+
+        /** How many marks are kept, in use and idle. */
+        synchronized int size() {
+            return inUse.size() + idle.size();
+        }
+
+        private synchronized @Nullable Mark peek(String name) {
+            Mark mark = inUse.get(name);
+            return mark != null ? mark : idle.get(name);
         }
     }
 }

@@ -30,20 +30,12 @@ public class LeaseLostException extends RuntimeException {
         this.fencingToken = fencingToken;
     }
 
-    /**
-     * The name of the lock.
-     *
-     * @return the lock name
-     */
+    /** @return the name of the lock */
     public String lockName() {
         return lockName;
     }
 
-    /**
-     * The fencing token of the lease that was lost.
-     *
-     * @return the fencing token
-     */
+    /** @return the fencing token of the lease that was lost */
     public long fencingToken() {
         return fencingToken;
     }

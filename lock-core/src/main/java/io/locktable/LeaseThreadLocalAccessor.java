@@ -5,10 +5,9 @@ import java.util.ArrayDeque;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Carries {@link Lease#current()} across threads with Micrometer's context propagation: work handed to a
- * context-aware executor, an {@code @Async} method, or a Reactor operator with automatic context propagation sees
- * the lease of the thread that handed it over. Registered by {@code META-INF/services}, so an application that has
- * {@code io.micrometer:context-propagation} gets it without a line of code; it is not needed otherwise.
+ * Carries {@link Lease#current()} across threads with Micrometer's context propagation (a context-aware executor,
+ * {@code @Async}, Reactor with automatic propagation). Registered by {@code META-INF/services}: an application with
+ * {@code io.micrometer:context-propagation} gets it without code. A lease carried over stays the same lease.
  *
  * <pre>{@code
  * ExecutorService executor = ContextExecutorService.wrap(Executors.newFixedThreadPool(4));
@@ -16,8 +15,6 @@ import org.jspecify.annotations.Nullable;
  *     Lease.current().orElseThrow().transactWrite(putOrder); // the term's lease, on the pool's thread
  * }).get());
  * }</pre>
- *
- * <p>A lease carried over stays the same lease: when it ends, {@link Lease#isHeld()} is false on every thread.
  */
 public final class LeaseThreadLocalAccessor implements ThreadLocalAccessor<Lease> {
 
@@ -30,21 +27,13 @@ public final class LeaseThreadLocalAccessor implements ThreadLocalAccessor<Lease
     /** Made by the service loader of context propagation. */
     public LeaseThreadLocalAccessor() {}
 
-    /**
-     * The key of the lease in a context snapshot.
-     *
-     * @return {@link #KEY}
-     */
+    /** @return {@link #KEY} */
     @Override
     public Object key() {
         return KEY;
     }
 
-    /**
-     * The lease bound on the calling thread, captured into a snapshot.
-     *
-     * @return the lease, or null when none is bound
-     */
+    /** @return the lease bound on the calling thread, or null */
     @Override
     public @Nullable Lease getValue() {
         return Lease.current().orElse(null);
@@ -67,9 +56,9 @@ public final class LeaseThreadLocalAccessor implements ThreadLocalAccessor<Lease
     }
 
     /**
-     * Undoes the binding made for the work, so what was current before it is current again.
+     * Undoes the binding made for the work, so what was current before is current again.
      *
-     * @param previousValue what was current before (it is current again once the binding is undone)
+     * @param previousValue what was current before
      */
     @Override
     public void restore(Lease previousValue) {

@@ -5,27 +5,16 @@ import java.util.concurrent.Future;
 
 /**
  * The time source and scheduler of a {@link LockTable}: every lease decision reads {@link #nanoTime()}, every wait
- * goes through {@link #sleep(long)} and every renewal through {@link #schedule(Runnable, long)}. Production code
- * uses the default, {@code System.nanoTime()} and a small pool of daemon threads; tests pass their own to drive
- * time with {@link LockTable.Builder#clock(LockClock)}.
- *
- * <p>The wall clock ({@link #instant()}) is used only for display and for time-to-live attributes, never to decide
- * whether a lease is held.
+ * {@link #sleep(long)}s and every timer task is {@link #schedule(Runnable, long) scheduled} here. Tests pass their
+ * own ({@link LockTable.Builder#clock(LockClock)}, {@link ManualLockClock}) to drive time. The wall clock ({@link
+ * #instant()}) is for display and time to live only, never to decide whether a lease is held.
  */
 public interface LockClock {
 
-    /**
-     * The monotonic clock, in nanoseconds from an arbitrary origin.
-     *
-     * @return the current value
-     */
+    /** @return the monotonic clock, in nanoseconds from an arbitrary origin */
     long nanoTime();
 
-    /**
-     * The wall clock, for display and time to live only.
-     *
-     * @return the current instant
-     */
+    /** @return the wall clock, for display and time to live only */
     Instant instant();
 
     /**
@@ -37,8 +26,8 @@ public interface LockClock {
     void sleep(long nanos) throws InterruptedException;
 
     /**
-     * Runs a short task once after a delay, on the clock's timer thread. The task must not block: lease expiries
-     * run this way, so that they stay on time whatever the requests do.
+     * Runs a short task once after a delay, on the clock's timer thread; the task must not block (lease expiries run
+     * this way).
      *
      * @param task the task
      * @param delayNanos the delay in nanoseconds
@@ -47,8 +36,7 @@ public interface LockClock {
     Future<?> schedule(Runnable task, long delayNanos);
 
     /**
-     * Runs a task that may block on a request (a renewal, a release) on one of the clock's worker threads. The
-     * default runs it on the calling thread, for clocks that drive time by hand.
+     * Runs a task that may block on a request; the default runs it on the calling thread, for clocks driven by hand.
      *
      * @param task the task
      */

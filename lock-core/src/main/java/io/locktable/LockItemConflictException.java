@@ -25,20 +25,12 @@ public class LockItemConflictException extends IllegalStateException {
         this.tableName = tableName;
     }
 
-    /**
-     * The name of the lock.
-     *
-     * @return the lock name
-     */
+    /** @return the name of the lock */
     public String lockName() {
         return lockName;
     }
 
-    /**
-     * The table that holds the conflicting item.
-     *
-     * @return the table name
-     */
+    /** @return the table that holds the conflicting item */
     public String tableName() {
         return tableName;
     }

@@ -32,8 +32,7 @@ public record LockRecord(
     }
 
     /**
-     * Tells whether the item names a holder. A held item may still belong to a holder that crashed: only a
-     * {@link LockTable} that watches it for a whole lease can tell.
+     * Whether the item names a holder (which may have crashed: only a table watching it for a lease can tell).
      *
      * @return true when the item has an owner
      */

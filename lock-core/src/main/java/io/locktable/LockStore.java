@@ -3,10 +3,14 @@ package io.locktable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.ReplicatedWriteConflictException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
@@ -15,49 +19,62 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
 import software.amazon.awssdk.services.dynamodb.model.TransactionConflictException;
 
 /**
- * Every request of the lock protocol, each answered as an outcome the protocol decides on. The one seam between the
- * decisions ({@link Acquirer}, {@link LeaseKeeper}) and DynamoDB ({@link DynamoDbLockStore}); {@link MemoryLockStore}
- * keeps the items in memory for {@link LockTable#inMemory}, and tests put a scripted store behind it to drive the
- * decisions in virtual time. The store sees records of this package ({@link LeaseRef}, {@link StoredLock}), never the
- * public {@link Lease}.
- *
- * <p>A request that fails throws the SDK's exception after the client's retries; the static methods at the end are
- * the one rule for reading such a failure: whether the write {@link #mayHaveApplied may have been applied}, whether it
- * {@link #isTransient may pass}, and whether a transaction {@link #heldCheckFailed lost the lease}.
+ * Every request of the lock protocol, answered as an outcome the protocol decides on: the one seam between the
+ * decisions ({@link Acquirer}, {@link LeaseKeeper}) and the items ({@link DynamoDbLockStore}, or {@link
+ * MemoryLockStore} for {@link LockTable#inMemory}). The store sees records of this package, never the public {@link
+ * Lease}. A failed request throws the SDK's exception after the client's retries; the static methods at the end are
+ * the one rule for reading it.
  */
 interface LockStore {
 
-    /**
-     * What the store needs of a held lease, and no more: the lock, the acquisition's identity (its owner and fence,
-     * which a release, a renewal and a held check compare) and its duration.
-     *
-     * @param name the lock
-     * @param owner the owner this one acquisition wrote
-     * @param fencingToken the fence it was granted
-     * @param duration its lease
-     */
+    /** What the store needs of a held lease: the lock, the acquisition's identity (owner and fence), its lease. */
     record LeaseRef(String name, String owner, long fencingToken, Duration duration) {}
+
+    /**
+     * A lock item as a store answers it.
+     *
+     * @param owner the owner, or null when the lock is free
+     * @param holder the readable holder, or null
+     * @param rvn the record version, or null on a free item that never had one
+     * @param fence the fencing token, 0 when never acquired
+     * @param leaseMs the lease of the last holder in milliseconds, 0 when unknown
+     */
+    record StoredLock(
+            String name,
+            @Nullable String owner,
+            @Nullable String holder,
+            @Nullable String rvn,
+            long fence,
+            long leaseMs) {
+
+        boolean isHeld() {
+            return owner != null;
+        }
+
+        LockRecord toRecord() {
+            return new LockRecord(
+                    name,
+                    Optional.ofNullable(owner),
+                    Optional.ofNullable(holder),
+                    fence,
+                    rvn == null ? "" : rvn,
+                    Duration.ofMillis(leaseMs));
+        }
+    }
 
     /** What an acquire write came to. */
     sealed interface AcquireAnswer permits Granted, Refused {}
 
     /**
-     * The write was applied: the lock is this acquisition's.
+     * The write was applied.
      *
-     * @param mine the item as written
      * @param onRetry true when an earlier attempt of the SDK applied it and the retry's condition failure showed it
      */
     record Granted(StoredLock mine, boolean onRetry) implements AcquireAnswer {}
 
-    /**
-     * The write's condition failed: the lock is held, or moved on since it was seen.
-     *
-     * @param current the item as the failure showed it (returned with the failure, or read after it), or null if
-     *     there is no item any more
-     */
+    /** The write's condition failed; {@code current} is the item the failure showed (or read), null if none. */
     record Refused(@Nullable StoredLock current) implements AcquireAnswer {}
 
-    /** What a renewal came to. */
     enum RenewAnswer {
         /** The new record version was written (by this attempt or an earlier one of the SDK's retries). */
         RENEWED,
@@ -65,7 +82,6 @@ interface LockStore {
         LOST
     }
 
-    /** What a release came to. */
     enum ReleaseAnswer {
         /** The owner was removed, by this attempt or an earlier one of the SDK's retries. */
         RELEASED,
@@ -73,7 +89,6 @@ interface LockStore {
         NOT_OURS
     }
 
-    /** The name of the table. */
     String tableName();
 
     /**
@@ -106,7 +121,7 @@ interface LockStore {
     /**
      * Gives back an acquire whose answer never came, if it was applied; sent even on an interrupted thread.
      *
-     * @return true if it had been applied and is now given back, false if it had not been applied
+     * @return true if it had been applied and is now given back
      */
     boolean giveBack(String name, String owner, String rvn, Duration timeout);
 
@@ -117,29 +132,22 @@ interface LockStore {
     void transactWrite(LeaseRef lease, List<TransactWriteItem> items);
 
     /**
-     * Step 9, for {@link LockTable#verify()}: checks that the table can hold these locks.
+     * Step 9, for {@link LockTable#verify()}.
      *
-     * @return true when it is a global table with multi-Region strong consistency: safe for locks from every
-     *     region, but without transactions (so without fenced writes) and without time to live
+     * @return true for a global table with multi-Region strong consistency (no transactions, no time to live)
      * @throws IllegalStateException naming the table and every problem found
      */
     boolean verifyTable();
 
-    /**
-     * For {@link LockTable#createTableIfMissing()}: creates the table unless it exists, with its time to live if the
-     * lock items carry one, and waits until it is active.
-     *
-     * @return true if this call created it, false if it existed or another process was creating it
-     */
+    /** For {@link LockTable#createTableIfMissing()}: true if this call created the table. */
     boolean createTableIfMissing();
 
     // ---- the one rule for reading a failed request
 
     /**
-     * Tells whether a write that threw may have been applied all the same. Only a refusal of DynamoDB itself (a 4xx
-     * service exception: a failed condition, throttling, validation) proves it was not; anything else may have come
-     * after the engine applied it: a lost answer (I/O, a timeout), a 5xx, or an exception of something between the
-     * SDK and the caller (a tracing or metrics decorator of the client, an interceptor, an {@link Error}).
+     * Whether a write that threw may have been applied all the same. Only a refusal of DynamoDB itself (a 4xx) proves
+     * it was not; anything else may have come after the engine applied it: a lost answer, a 5xx, or an exception of
+     * something between the SDK and the caller (a decorator of the client, an interceptor, an {@link Error}).
      */
     static boolean mayHaveApplied(Throwable error) {
         return !(error instanceof AwsServiceException service
@@ -148,25 +156,21 @@ interface LockStore {
     }
 
     /**
-     * Tells whether a write that threw may still reach the table and be applied later: the client gave up before any
-     * answer (I/O, a timeout, an interrupt, something between the SDK and the caller), so the request may still be on
-     * its way. An answer of DynamoDB itself, even a 5xx, means the table has served it.
+     * Whether a write that threw may still reach the table and be applied later: the client gave up before any
+     * answer. An answer of DynamoDB itself, even a 5xx, means the table has served it.
      */
     static boolean mayLandLater(Throwable error) {
         return !(error instanceof AwsServiceException);
     }
 
-    /**
-     * An error that may pass: throttling, a 5xx, a transaction conflict, or a client-side failure such as I/O, a
-     * timeout or credentials that could not be loaded.
-     */
+    /** An error that may pass: throttling, a 5xx, a transaction conflict, or a client-side failure (I/O, timeout). */
     static boolean isTransient(Throwable error) {
         if (error instanceof ResourceNotFoundException) {
             return false;
         }
         if (error instanceof TransactionConflictException || error instanceof ReplicatedWriteConflictException) {
-            // the latter: a write from another region of a multi-Region strongly consistent table came first; this
-            // write was rejected, not applied, and may be sent again
+            // the latter: another region's write of a strongly consistent global table came first; this one was
+            // rejected, not applied
             return true;
         }
         if (error instanceof DynamoDbException dynamo) {
@@ -178,14 +182,179 @@ interface LockStore {
         return error instanceof SdkException sdk && sdk.retryable();
     }
 
-    /**
-     * Tells whether a fenced transaction was cancelled by its held check, the first of its items: the lease is lost.
-     * Any other cancellation (the other items' conditions, a conflict, throttling) leaves the lease as it was.
-     */
+    /** Whether a fenced transaction was cancelled by its held check, the first item: the lease is lost. */
     static boolean heldCheckFailed(TransactionCanceledException e) {
         if (!e.hasCancellationReasons() || e.cancellationReasons().isEmpty()) {
             return false;
         }
         return "ConditionalCheckFailed".equals(e.cancellationReasons().get(0).code());
+    }
+
+    /**
+     * The lock items of a table in this JVM's memory, for {@link LockTable#inMemory}: each request does atomically
+     * what the conditional request of {@link DynamoDbLockStore} does, so the protocol cannot tell the difference. No
+     * request is ever lost or late here; tests that need those script them around it.
+     */
+    final class MemoryLockStore implements LockStore {
+
+        /** The items of one in-memory table, shared by every lock table of that name in the JVM. */
+        static final class Items {
+            private static final Map<String, Items> TABLES = new ConcurrentHashMap<>();
+
+            private final Map<String, StoredLock> byName = new ConcurrentHashMap<>();
+
+            /** The items of the in-memory table of that name, made on first use; they live as long as the JVM. */
+            static Items named(String tableName) {
+                return TABLES.computeIfAbsent(tableName, key -> new Items());
+            }
+
+            @Nullable
+            StoredLock get(String name) {
+                return byName.get(name);
+            }
+
+            void put(StoredLock item) {
+                byName.put(item.name(), item);
+            }
+
+            /** Deletes an item, as an operator or a restore would. */
+            void delete(String name) {
+                byName.remove(name);
+            }
+        }
+
+        private final String tableName;
+        private final String partitionKey;
+        private final @Nullable String sortKey;
+        private final Items items;
+        private final @Nullable String holder;
+
+        MemoryLockStore(
+                String tableName,
+                String partitionKey,
+                @Nullable String sortKey,
+                Items items,
+                LockTableOptions options) {
+            this.tableName = tableName;
+            this.partitionKey = partitionKey;
+            this.sortKey = sortKey;
+            this.items = items;
+            this.holder = options.holder().orElse(null);
+        }
+
+        @Override
+        public String tableName() {
+            return tableName;
+        }
+
+        @Override
+        public AcquireAnswer acquire(
+                String name,
+                @Nullable String seenRvn,
+                String owner,
+                String rvn,
+                Duration lease,
+                Instant now,
+                long fenceFloor,
+                Duration timeout) {
+            synchronized (items) {
+                StoredLock item = items.get(name);
+                boolean free = seenRvn == null && (item == null || item.owner() == null);
+                boolean due = seenRvn != null && item != null && seenRvn.equals(item.rvn());
+                if (!free && !due) {
+                    return new Refused(item);
+                }
+                long fence = Protocol.nextFence(item, fenceFloor);
+                StoredLock mine = new StoredLock(name, owner, holder, rvn, fence, lease.toMillis());
+                items.put(mine);
+                return new Granted(mine, false);
+            }
+        }
+
+        @Override
+        public @Nullable StoredLock read(String name, Duration timeout) {
+            return items.get(name);
+        }
+
+        @Override
+        public RenewAnswer renew(
+                LeaseRef lease, List<String> candidates, String newRvn, Duration timeout, Instant now) {
+            synchronized (items) {
+                StoredLock item = items.get(lease.name());
+                if (!holds(item, lease) || !candidates.contains(item.rvn())) {
+                    return RenewAnswer.LOST;
+                }
+                items.put(new StoredLock(
+                        item.name(),
+                        item.owner(),
+                        item.holder(),
+                        newRvn,
+                        item.fence(),
+                        lease.duration().toMillis()));
+                return RenewAnswer.RENEWED;
+            }
+        }
+
+        @Override
+        public ReleaseAnswer release(LeaseRef lease, Duration timeout) {
+            synchronized (items) {
+                StoredLock item = items.get(lease.name());
+                if (!holds(item, lease)) {
+                    return ReleaseAnswer.NOT_OURS;
+                }
+                items.put(withoutOwner(item));
+                return ReleaseAnswer.RELEASED;
+            }
+        }
+
+        @Override
+        public boolean giveBack(String name, String owner, String rvn, Duration timeout) {
+            synchronized (items) {
+                StoredLock item = items.get(name);
+                if (item == null || !owner.equals(item.owner()) || !rvn.equals(item.rvn())) {
+                    return false;
+                }
+                items.put(withoutOwner(item));
+                return true;
+            }
+        }
+
+        /** The held check a DynamoDB table of these keys would take, for the caller's own transaction. */
+        @Override
+        public TransactWriteItem heldCheck(LeaseRef lease) {
+            return DynamoDbLockStore.heldCheck(tableName, partitionKey, sortKey, lease);
+        }
+
+        /** Checks the held check only: the other items have no table to go to here, so they are not kept. */
+        @Override
+        public void transactWrite(LeaseRef lease, List<TransactWriteItem> writes) {
+            if (!holds(items.get(lease.name()), lease)) {
+                throw TransactionCanceledException.builder()
+                        .message("Transaction cancelled: the held check of lock '" + lease.name() + "' failed")
+                        .cancellationReasons(CancellationReason.builder()
+                                .code("ConditionalCheckFailed")
+                                .build())
+                        .build();
+            }
+        }
+
+        /** A table of one region with the configured keys; nothing expires in memory, so no time to live either. */
+        @Override
+        public boolean verifyTable() {
+            return false;
+        }
+
+        @Override
+        public boolean createTableIfMissing() {
+            return false; // an in-memory table always exists
+        }
+
+        private static boolean holds(@Nullable StoredLock item, LeaseRef lease) {
+            return Protocol.heldBy(item, lease.owner(), lease.fencingToken());
+        }
+
+        private static StoredLock withoutOwner(StoredLock item) {
+            return new StoredLock(item.name(), null, null, item.rvn(), item.fence(), item.leaseMs());
+        }
     }
 }

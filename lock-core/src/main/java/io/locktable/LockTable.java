@@ -1,5 +1,8 @@
 package io.locktable;
 
+import io.locktable.LeaseKeeper.FenceHighWater;
+import io.locktable.LockStore.MemoryLockStore;
+import io.locktable.LockStore.StoredLock;
 import io.locktable.Scheduler.Workers;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,20 +18,23 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbAsyncTable;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
+import software.amazon.awssdk.enhanced.dynamodb.MappedTableResource;
+import software.amazon.awssdk.enhanced.dynamodb.TableMetadata;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
 /**
- * Named locks in one DynamoDB table, each held through a {@link Lease} with a fencing token, and leader election
- * on top of them.
+ * Named locks in one DynamoDB table, each held through a {@link Lease} with a fencing token, and leader election on
+ * top of them.
  *
  * <pre>{@code
  * LockTable locks = LockTable.builder(dynamoDbClient, "Shop", "pk").sortKey("sk").build();
- *
  * Optional<Lease> maybe = locks.tryAcquire("cache-refresh", Duration.ofSeconds(30));
  * if (maybe.isEmpty()) {
  *     return; // another process holds it; try again on the next round
@@ -38,28 +44,20 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * }
  * }</pre>
  *
- * <p><b>Semantics.</b> Those of the DynamoDB Lock Client: a lease has a relative duration and a record version
- * number; its holder renews it every third of the lease; a contender takes it over only after it has seen the same
- * record version for a whole lease on its own monotonic clock. No two clocks are ever compared, so machines' clocks
- * may be set apart by any offset; what it assumes is that they run at about the same rate. A host that is
- * suspended, or a virtual machine that freezes, can still hold a lease that has ended without knowing it, which is
- * what {@link Lease#heldCheck()} and {@link Lease#fencingToken()} are for.
+ * <p><b>Semantics</b> are the DynamoDB Lock Client's: a lease has a duration and a record version; its holder renews
+ * it every third of the lease; a contender takes it over only after seeing one record version for a whole lease on
+ * its own monotonic clock. No two clocks are compared. A frozen host can still hold a lease that has ended without
+ * knowing it: that is what {@link Lease#heldCheck()} and {@link Lease#fencingToken()} are for.
  *
- * <p><b>The item.</b> A lock is one item of the caller's table, so it fits a single-table design. Its partition key
- * is {@code LOCK#<name>}; its sort key, if the table has one, is {@code LOCK}; both key attributes must be strings.
- * Its attributes are {@code _type} ({@code LOCK}), {@code owner}, {@code rvn}, {@code fence} and {@code leaseMs},
- * with {@code holder} and a time-to-live attribute if the {@link LockTableOptions} ask for them. An item at that key
- * that is not a lock item makes an acquire throw {@link LockItemConflictException}; the library never changes it.
- * A release keeps the item, so the fencing token never goes back.
+ * <p><b>The item.</b> A lock is one item of the caller's table: partition key {@code LOCK#<name>}, sort key (if any)
+ * {@code LOCK}, both strings; attributes {@code _type}, {@code owner}, {@code rvn}, {@code fence}, {@code leaseMs},
+ * and {@code holder} and a time-to-live attribute if the {@link LockTableOptions} ask. Another item at that key makes
+ * an acquire throw {@link LockItemConflictException}. A release keeps the item, so the token never goes back. The
+ * table must have a single writing region ({@link #verify()} checks it).
  *
- * <p><b>One region.</b> The table must have a single region that writes: a global table that takes writes in
- * several regions can grant a lock twice with the same token. {@link #verify()} checks it.
- *
- * <p><b>Threads.</b> Thread-safe. Hold one per table and process: it remembers which holders it has seen, which a
- * takeover depends on. Renewals run on a few daemon threads however many leases are held (more only while the
- * engine answers slower than they fall due, see {@link Builder#schedulerThreads(int)}). Requests
- * go through the given client with its retries, each bounded by a per-request timeout so they never outlast the
- * lease they serve.
+ * <p><b>Threads.</b> Thread-safe. Hold one per table and process (a takeover depends on what it has seen). Renewals
+ * run on a few daemon threads ({@link Builder#schedulerThreads(int)}); each request is bounded by a timeout so it
+ * never outlasts the lease it serves.
  */
 public final class LockTable implements AutoCloseable {
 
@@ -70,14 +68,7 @@ public final class LockTable implements AutoCloseable {
     public static final Duration MAX_LEASE_DURATION = Timing.MAX_LEASE;
 
     /**
-     * Tells whether a duration is one a lease may have: from {@link #MIN_LEASE_DURATION} to {@link
-     * #MAX_LEASE_DURATION}. The one place of the rule, for callers that check a configured lease before using it.
-     *
-     * <pre>{@code
-     * if (!LockTable.isLeaseDuration(configured)) {
-     *     throw new IllegalStateException("app.lease is " + configured + ", outside 1s to 1d");
-     * }
-     * }</pre>
+     * Tells whether a duration is one a lease may have: from {@link #MIN_LEASE_DURATION} to {@link #MAX_LEASE_DURATION}.
      *
      * @param leaseDuration the duration, may be null
      * @return true if it is not null and in the range
@@ -157,53 +148,35 @@ public final class LockTable implements AutoCloseable {
      * @throws IllegalArgumentException if a name breaks the rules of {@link LockTableNames}
      */
     public static Builder builder(DynamoDbClient client, String tableName, String partitionKey) {
-        return new Builder(DynamoDbRequests.over(Objects.requireNonNull(client, "client")), tableName, partitionKey);
+        return new Builder(
+                DynamoDbLockStore.Requests.over(Objects.requireNonNull(client, "client")), tableName, partitionKey);
     }
 
     /**
-     * Starts a lock table over the asynchronous client, for an application that has only that one (Spring Cloud AWS
-     * provides one, for example). The lock table is the same: the same item, the same protocol and guarantees, the
-     * same blocking methods; a table over either client contends with one over the other on the same lock, and the
-     * fencing tokens of a lock rise across both.
-     *
-     * <pre>{@code
-     * DynamoDbAsyncClient client = DynamoDbAsyncClient.builder()
-     *         .httpClientBuilder(NettyNioAsyncHttpClient.builder())
-     *         .build();
-     * LockTable locks = LockTable.builder(client, "Shop", "pk").sortKey("sk").build();
-     * }</pre>
-     *
-     * <p><b>Threads.</b> Today each request is sent on the client and waited for on the thread that needs the answer:
-     * the caller's for an acquire or a release, a worker of the table for a renewal (and the releases of {@link
-     * #close()}). So a request in flight occupies that thread until its answer comes, as with the synchronous client,
-     * and {@link Builder#schedulerThreads(int)} applies alike. An acquire interrupted while it waits for an answer
-     * cancels the request, and gives back the lock if the write was applied all the same; a release is sent and waited
-     * for even on an interrupted thread.
-     *
-     * <p><b>HTTP client.</b> lock-core brings none: the client uses the one the application configured, or the
-     * asynchronous HTTP client found on the class path ({@code software.amazon.awssdk:netty-nio-client}, which
-     * lock-core's own tests use, or {@code aws-crt-client}).
+     * Starts a lock table over the asynchronous client, for an application that has only that one. Same item, protocol
+     * and guarantees as over the synchronous client, and the same blocking methods: each request is waited for on the
+     * thread that needs the answer. An interrupted acquire cancels its request and gives back what it may have taken; a
+     * release is sent even on an interrupted thread. lock-core brings no HTTP client: the client uses the application's
+     * ({@code netty-nio-client} or {@code aws-crt-client}).
      *
      * @param client the asynchronous DynamoDB client; its reads must be strongly consistent (not DAX)
      * @param tableName the table
      * @param partitionKey the name of the table's partition key attribute, a string
-     * @return a builder; add {@link Builder#sortKey(String)} when the table has a sort key
+     * @return a builder
      * @throws NullPointerException if the client is null
      * @throws IllegalArgumentException if a name breaks the rules of {@link LockTableNames}
      */
     public static Builder builder(DynamoDbAsyncClient client, String tableName, String partitionKey) {
-        return new Builder(DynamoDbRequests.over(Objects.requireNonNull(client, "client")), tableName, partitionKey);
+        return new Builder(
+                DynamoDbLockStore.Requests.over(Objects.requireNonNull(client, "client")), tableName, partitionKey);
     }
 
     /**
-     * Starts a lock table whose locks live in this JVM's memory instead of DynamoDB, for tests of code that takes
-     * locks: the protocol is the same (leases renew, a crashed holder is taken over after a lease, fencing tokens
-     * rise, {@link Lease#current()} is bound in a leader's work), and it sends no request. Every in-memory lock table
-     * of one name in the JVM shares the locks, as processes share a DynamoDB table, so two of them contend like two
-     * instances of a service; the locks of a name stay until the JVM exits, so give each test a name of its own.
-     * {@link Lease#transactWrite} checks the lease and accepts the other items without keeping them. With a {@link
-     * ManualLockClock} per simulated process ({@link Builder#clock}), time is virtual: renewals, expiries and a
-     * takeover from a process whose clock stands still happen as a test advances the clocks.
+     * Starts a lock table whose locks live in this JVM's memory, for tests of code that takes locks: the same protocol
+     * (renewals, takeover after a lease, rising fencing tokens, {@link Lease#current()}), and no request. In-memory tables
+     * of one name share their locks, as processes share a DynamoDB table; the locks stay until the JVM exits, so give each
+     * test a name of its own. {@link Lease#transactWrite} checks the lease and drops the other items. With a {@link
+     * ManualLockClock} per simulated process ({@link Builder#clock}) time is virtual.
      *
      * <pre>{@code
      * LockTable first = LockTable.inMemory("orders-test").build();
@@ -213,8 +186,7 @@ public final class LockTable implements AutoCloseable {
      * }</pre>
      *
      * @param tableName the name of the in-memory table, with the rules of {@link LockTableNames#checkTableName}
-     * @return a builder with partition key {@code pk}; {@link Builder#sortKey}, options, listeners and a clock may be
-     *     set as for DynamoDB
+     * @return a builder with partition key {@code pk}
      * @throws IllegalArgumentException if the name breaks the rules of {@link LockTableNames}
      */
     public static Builder inMemory(String tableName) {
@@ -222,8 +194,7 @@ public final class LockTable implements AutoCloseable {
     }
 
     /**
-     * Makes a lock table over a table of the enhanced client, so locks share a table with entities without
-     * restating its keys. The locks do not use the table's schema beyond its name and key names.
+     * Makes a lock table over a table of the enhanced client, taking its name and key names from its schema.
      *
      * <pre>{@code
      * DynamoDbTable<Order> orders = enhanced.table("Shop", TableSchema.fromBean(Order.class));
@@ -241,31 +212,23 @@ public final class LockTable implements AutoCloseable {
     }
 
     /**
-     * Makes a lock table over a table of the enhanced client, with options.
+     * {@link #forTable(DynamoDbClient, DynamoDbTable)} with options.
      *
      * @param client the DynamoDB client
      * @param table the table
      * @param options what the lock items carry beyond the lock
      * @return the lock table
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if a key attribute of the table is not a string, or the options clash with
-     *     the keys
+     * @throws IllegalArgumentException if a key attribute is not a string, or the options clash with the keys
      */
     public static LockTable forTable(DynamoDbClient client, DynamoDbTable<?> table, LockTableOptions options) {
-        return EnhancedTables.builderFor(table, (name, key) -> builder(client, name, key))
+        return builderFor(table, (name, key) -> builder(client, name, key))
                 .options(options)
                 .build();
     }
 
     /**
-     * Makes a lock table over a table of the enhanced asynchronous client, so locks share a table with entities
-     * without restating its keys: {@link #forTable(DynamoDbClient, DynamoDbTable)} for an application that has the
-     * asynchronous client only (see {@link #builder(DynamoDbAsyncClient, String, String)}).
-     *
-     * <pre>{@code
-     * DynamoDbAsyncTable<Order> orders = enhancedAsync.table("Shop", TableSchema.fromBean(Order.class));
-     * LockTable locks = LockTable.forTable(asyncClient, orders);
-     * }</pre>
+     * {@link #forTable(DynamoDbClient, DynamoDbTable)} for the enhanced asynchronous client.
      *
      * @param client the asynchronous DynamoDB client
      * @param table the table
@@ -278,50 +241,62 @@ public final class LockTable implements AutoCloseable {
     }
 
     /**
-     * Makes a lock table over a table of the enhanced asynchronous client, with options.
+     * {@link #forTable(DynamoDbAsyncClient, DynamoDbAsyncTable)} with options.
      *
      * @param client the asynchronous DynamoDB client
      * @param table the table
      * @param options what the lock items carry beyond the lock
      * @return the lock table
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if a key attribute of the table is not a string, or the options clash with
-     *     the keys
+     * @throws IllegalArgumentException if a key attribute is not a string, or the options clash with the keys
      */
     public static LockTable forTable(
             DynamoDbAsyncClient client, DynamoDbAsyncTable<?> table, LockTableOptions options) {
-        return EnhancedTables.builderFor(table, (name, key) -> builder(client, name, key))
+        return builderFor(table, (name, key) -> builder(client, name, key))
                 .options(options)
                 .build();
     }
 
+    /** A builder for a table of the enhanced client (an optional dependency), checked to have string keys. */
+    private static LockTable.Builder builderFor(
+            MappedTableResource<?> table, BiFunction<String, String, LockTable.Builder> builder) {
+        Objects.requireNonNull(table, "table");
+        TableMetadata metadata = table.tableSchema().tableMetadata();
+        String partitionKey = metadata.primaryPartitionKey();
+        checkString(table.tableName(), metadata, partitionKey);
+        LockTable.Builder started = builder.apply(table.tableName(), partitionKey);
+        Optional<String> sortKey = metadata.primarySortKey();
+        if (sortKey.isPresent()) {
+            checkString(table.tableName(), metadata, sortKey.get());
+            started.sortKey(sortKey.get());
+        }
+        return started;
+    }
+
+    private static void checkString(String tableName, TableMetadata metadata, String key) {
+        Optional<ScalarAttributeType> type = metadata.scalarAttributeType(key);
+        if (type.isPresent() && type.get() != ScalarAttributeType.S) {
+            throw new IllegalArgumentException("key attribute '" + key + "' of table " + tableName + " is of type "
+                    + type.get() + "; lock items need string keys");
+        }
+    }
+
     /**
-     * Tries once to acquire a lock, without waiting: empty if another holder has it. It takes over a lock whose
-     * holder stopped renewing, which this table knows only after watching it for a whole lease.
-     *
-     * <p><b>Requests.</b> A table that has not seen the lock held writes at once: one conditional {@code
-     * UpdateItem} that raises the fencing token, and which returns the item that failed its condition if the lock
-     * is held. Once it has seen a holder, it reads the item with a strongly consistent {@code GetItem} first and
-     * writes only if the lock is free or the holder is due for a takeover.
-     *
-     * <p><b>Short-lived processes.</b> A takeover needs a table that lives longer than a lease. A process that
-     * lives shorter (a scheduled job, a function, a command-line tool) never takes over a lock whose holder
-     * crashed with this; it calls {@link #acquire(String, Duration, Duration)} with a wait of a little more than
-     * one lease, which waits out a crashed holder and gives up on a live one.
-     *
-     * <p>Not reentrant: a table that holds the lock gets empty like any other contender.
+     * Tries once to acquire a lock, without waiting: empty if another holder has it. It takes over a lock whose holder
+     * stopped renewing, which this table knows only after watching it for a whole lease, so a process that lives shorter
+     * than a lease should call {@link #acquire(String, Duration, Duration)} with a wait of a little more than one lease.
+     * A table that has not seen the lock held writes at once (one conditional {@code UpdateItem}); one that has reads
+     * it first. Not reentrant.
      *
      * @param name the name of the lock; every process that names it contends for the same item
      * @param leaseDuration how long the lease lasts without a renewal, from {@link #MIN_LEASE_DURATION} to {@link
      *     #MAX_LEASE_DURATION}; it renews itself every third of it
-     * @return the lease, or empty if another holder has the lock. An acquire whose answer came only after a whole
-     *     lease returns a lease that has ended already ({@link Lease#isHeld()} is false)
+     * @return the lease, or empty if another holder has the lock (a lease answered only after a whole lease has ended)
      * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range
      * @throws NullPointerException if the lease duration is null
      * @throws LockItemConflictException if the item at the lock's key is not a lock item
-     * @throws software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException if the table does not exist
-     * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException if DynamoDB failed the request,
-     *     after the client's retries
+     * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException if DynamoDB failed the request (after the
+     *     client's retries), {@code ResourceNotFoundException} if the table does not exist
      * @throws IllegalStateException if this table was closed
      */
     public Optional<Lease> tryAcquire(String name, Duration leaseDuration) {
@@ -330,24 +305,18 @@ public final class LockTable implements AutoCloseable {
     }
 
     /**
-     * Acquires a lock, waiting as long as it takes: interrupt the thread to give up. It takes a lock over once its
-     * holder has not renewed it for a whole lease.
-     *
-     * <p><b>Polling.</b> While another holder has the lock it reads the item every third of that holder's lease, or
-     * every 10 seconds if that is sooner, plus up to a tenth of jitter, and takes the lock over once the holder has not renewed it
-     * for a whole lease, measured on this process's monotonic clock from the first time it saw that record version.
-     * The wait sends one strongly consistent {@code GetItem} per poll and no write while the holder renews.
+     * Acquires a lock, waiting as long as it takes: interrupt the thread to give up. While another holder has it, it
+     * reads the item every third of that holder's lease (at most 10 s, plus jitter) and takes it over once the holder has
+     * not renewed for a whole lease on this process's clock. A release by this same table wakes it at once.
      *
      * @param name the name of the lock
-     * @param leaseDuration how long the lease lasts without a renewal, from {@link #MIN_LEASE_DURATION} to {@link
-     *     #MAX_LEASE_DURATION}
-     * @return the lease. An acquire whose answer came only after a whole lease returns a lease that has ended
+     * @param leaseDuration how long the lease lasts without a renewal
+     * @return the lease (one answered only after a whole lease has ended)
      * @throws InterruptedException if the thread was interrupted while it waited
      * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range
+     * @throws IllegalStateException if the table is or gets closed
      * @throws LockItemConflictException if the item at the lock's key is not a lock item
-     * @throws software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException if the table does not exist
-     * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException if DynamoDB failed a request, after
-     *     the client's retries
+     * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException if DynamoDB failed a request
      */
     public Lease acquire(String name, Duration leaseDuration) throws InterruptedException {
         checkArguments(name, leaseDuration);
@@ -359,13 +328,9 @@ public final class LockTable implements AutoCloseable {
     }
 
     /**
-     * Acquires a lock, waiting at most {@code maxWait}. A process that must not wait for a live holder passes a
-     * little more than one lease: long enough to take over the lock of a holder that crashed.
-     *
-     * <p>Each request is given at least 250 ms, however little of the wait is left (a shorter timeout of the SDK's
-     * synchronous client can leave a call blocked on its socket for the HTTP client's read timeout, 30 s by default),
-     * so a wait of zero still takes a free lock, and on a slow engine the call may return up to 250 ms after {@code
-     * maxWait}.
+     * Acquires a lock, waiting at most {@code maxWait}; pass a little more than one lease to take over a crashed holder's
+     * lock without waiting for a live one. Each request gets at least 250 ms, so a wait of zero still takes a free lock
+     * and on a slow engine the call may return up to 250 ms after {@code maxWait}.
      *
      * @param name the name of the lock
      * @param leaseDuration how long the lease lasts without a renewal
@@ -374,6 +339,7 @@ public final class LockTable implements AutoCloseable {
      * @throws InterruptedException if the thread was interrupted while it waited
      * @throws TimeoutException if the lock stayed held for the whole wait
      * @throws IllegalArgumentException if the name is null or empty, the lease is out of range or the wait negative
+     * @throws IllegalStateException if the table is or gets closed
      * @throws LockItemConflictException if the item at the lock's key is not a lock item
      * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException if DynamoDB failed a request
      */
@@ -384,39 +350,20 @@ public final class LockTable implements AutoCloseable {
         if (maxWait.isNegative()) {
             throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
         }
-        return acquirer.acquire(name, leaseDuration, saturatedNanos(maxWait));
+        return acquirer.acquire(name, leaseDuration, Timing.saturatedNanos(maxWait));
     }
 
     /**
-     * Tries once to acquire a lock, as {@link #tryAcquire} does, without blocking the calling thread: the attempt runs
-     * on one of the table's worker threads, and the future completes with its result.
-     *
-     * <pre>{@code
-     * locks.tryAcquireAsync("cache-refresh", Duration.ofSeconds(30))
-     *         .thenAccept(maybe -> maybe.ifPresent(lease -> {
-     *             try (lease) {
-     *                 refreshCache(lease.fencingToken());
-     *             }
-     *         }));
-     * }</pre>
-     *
-     * <p><b>Threads.</b> The future completes on the JDK's default asynchronous executor (that of {@link
-     * CompletableFuture#runAsync(Runnable)}, the common {@code ForkJoinPool}), never on a thread of the table, so the
-     * stages chained to it may block as after {@code supplyAsync}; pass an executor of your own to the {@code
-     * ...Async} stages for long work. With a clock of the caller's own ({@link Builder#clock}) the attempt runs where
-     * that clock's {@link LockClock#execute} runs it: a {@link ManualLockClock} runs it on the calling thread.
-     *
-     * <p><b>Cancelling.</b> {@link CompletableFuture#cancel(boolean) cancel} before the attempt runs sends nothing;
-     * while its requests are under way it does not stop them, and a lease they took is released at once.
+     * {@link #tryAcquire} without blocking the caller: the attempt runs on a worker of the table. The future completes on
+     * the common {@code ForkJoinPool}, never on a thread of the table (with a {@link ManualLockClock}: where its {@link
+     * LockClock#execute} runs it). Cancelling before the attempt runs sends nothing; a lease won after a cancel is
+     * released at once.
      *
      * @param name the name of the lock
-     * @param leaseDuration how long the lease lasts without a renewal, from {@link #MIN_LEASE_DURATION} to {@link
-     *     #MAX_LEASE_DURATION}
-     * @return a future of the lease, or of empty if another holder has the lock. It completes exceptionally with
-     *     what {@link #tryAcquire} throws once it has started: {@link LockItemConflictException}, {@code
-     *     ResourceNotFoundException}, {@code DynamoDbException}, or {@link IllegalStateException} if the table
-     *     closed meanwhile
-     * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range (at once)
+     * @param leaseDuration how long the lease lasts without a renewal
+     * @return a future of the lease, or of empty if another holder has the lock; exceptionally with what {@link
+     *     #tryAcquire} throws once started, or {@link IllegalStateException} if the table closed meanwhile
+     * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range
      * @throws NullPointerException if the lease duration is null
      * @throws IllegalStateException if this table is closed
      */
@@ -426,19 +373,12 @@ public final class LockTable implements AutoCloseable {
     }
 
     /**
-     * Acquires a lock, waiting as long as it takes, as {@link #acquire(String, Duration)} does, without holding a
-     * thread while it waits: cancel the future to give up.
-     *
-     * <pre>{@code
-     * CompletableFuture<Lease> waiting = locks.acquireAsync("report", Duration.ofSeconds(30));
-     * ...
-     * waiting.cancel(true); // no longer needed: nothing more is sent, and a lease won meanwhile is released
-     * }</pre>
+     * {@link #acquire(String, Duration)} without holding a thread while it waits: cancel the future to give up.
      *
      * @param name the name of the lock
      * @param leaseDuration how long the lease lasts without a renewal
      * @return a future of the lease; see {@link #acquireAsync(String, Duration, Duration)}
-     * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range (at once)
+     * @throws IllegalArgumentException if the name is null or empty, or the lease is out of range
      * @throws NullPointerException if the lease duration is null
      * @throws IllegalStateException if this table is closed
      */
@@ -448,10 +388,10 @@ public final class LockTable implements AutoCloseable {
     }
 
     /**
-     * Acquires a lock, waiting at most {@code maxWait}, as {@link #acquire(String, Duration, Duration)} does (the same
-     * requests, polls and takeover), without holding a thread while it waits: each attempt is a task on the table's
-     * worker threads, each pause between polls a task on its timer, so thousands of waiting acquires cost no thread
-     * each. A release of the lock by this same table ends the pause at once.
+     * {@link #acquire(String, Duration, Duration)} without holding a thread while it waits: each attempt is a task on
+     * the table's workers and each pause one on its timer, so thousands of waiters cost no thread each. The future
+     * completes on the common {@code ForkJoinPool}, never on a thread of the table. Cancelling ends the wait; a lease
+     * won meanwhile is released at once, and a write whose answer never came is given back.
      *
      * <pre>{@code
      * locks.acquireAsync("report", Duration.ofSeconds(30), Duration.ofMinutes(1))
@@ -462,23 +402,12 @@ public final class LockTable implements AutoCloseable {
      *         }, executor);
      * }</pre>
      *
-     * <p><b>Threads.</b> The future completes on the JDK's default asynchronous executor (that of {@link
-     * CompletableFuture#runAsync(Runnable)}, the common {@code ForkJoinPool}), never on a thread of the table.
-     *
-     * <p><b>Cancelling.</b> {@link CompletableFuture#cancel(boolean) cancel} ends the wait: no further request is
-     * sent. If an attempt's request is under way it is not cut short, and what it took is not lost: a lease it won is
-     * released at once, and a write whose answer never came is given back, as for any acquire.
-     *
      * @param name the name of the lock
      * @param leaseDuration how long the lease lasts without a renewal
      * @param maxWait how long to wait for the lock, zero or more
-     * @return a future of the lease (one answered only after a whole lease has ended already). It completes
-     *     exceptionally with {@link TimeoutException} (naming the lock, the table and the wait) if the lock stayed held
-     *     for the whole wait, {@link IllegalStateException} if the table closed meanwhile, {@link
-     *     LockItemConflictException} if the item at the lock's key is not a lock item, and the SDK's exceptions as
-     *     {@link #acquire} throws them; with {@link java.util.concurrent.CancellationException} once cancelled
+     * @return a future of the lease; exceptionally with {@link TimeoutException} if the lock stayed held for the whole
+     *     wait, {@link IllegalStateException} if the table closed meanwhile, or what {@link #acquire} throws
      * @throws IllegalArgumentException if the name is null or empty, the lease is out of range or the wait negative
-     *     (at once)
      * @throws NullPointerException if the lease duration or the wait is null
      * @throws IllegalStateException if this table is closed
      */
@@ -489,7 +418,7 @@ public final class LockTable implements AutoCloseable {
             throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
         }
         return AsyncAcquire.waiting(
-                acquirer, clock, workers, closed::get, name, leaseDuration, saturatedNanos(maxWait));
+                acquirer, clock, workers, closed::get, name, leaseDuration, Timing.saturatedNanos(maxWait));
     }
 
     /** The table's acquires, for the attempts of a {@link Leadership}. */
@@ -690,18 +619,12 @@ public final class LockTable implements AutoCloseable {
         return result;
     }
     /**
-     * Runs {@code work} once under a lock of its own, if no other process holds it: the per-run lock of a job that
-     * every instance schedules and one runs at each tick (ShedLock's model, without its guessed {@code
-     * lockAtMostFor}). It takes the lock with {@link #tryAcquire}; if another holder has it, the work does not run
-     * and this returns empty. Otherwise the work runs on the calling thread with the lease as {@link Lease#current()}
-     * (renewed while it runs, so a run longer than the lease keeps the lock), and the lease is released when the work
-     * returns or throws, but not before {@code minHold} has passed since the acquire: a run that ends sooner keeps the
-     * lock, renewed, until then, and the table releases it (or {@link #close()} does, if sooner), so a job scheduled
-     * every period P with a {@code minHold} a little below P runs once per period in the cluster.
-     *
-     * <p>The work is not interrupted when the lease is lost: it runs on the caller's thread. Fence what must not be
-     * written after a loss ({@link Lease#transactWrite}, {@link Lease#fencingToken()}), or look at {@code
-     * Lease.current().get().isHeld()} between steps.
+     * Runs {@code work} once under its lock if no other process holds it (the per-run lock of a job every instance
+     * schedules): it takes the lock with {@link #tryAcquire}; if busy, the work does not run and this returns empty.
+     * The work runs on the calling thread with the lease as {@link Lease#current()}, renewed while it runs, and is not
+     * interrupted if the lease is lost (fence its writes). The lease is released when the work ends, but not before
+     * {@code minHold} has passed since the acquire: a job scheduled every period P with a {@code minHold} a little below
+     * P runs once per period in the cluster.
      *
      * <pre>{@code
      * Optional<Report> report = locks.runLocked("daily-report", Duration.ofMinutes(2), Duration.ofHours(23),
@@ -709,14 +632,12 @@ public final class LockTable implements AutoCloseable {
      * }</pre>
      *
      * @param name the name of the lock
-     * @param leaseDuration how long the lease lasts without a renewal; about how long the lock stays taken after
-     *     the process running the work crashed
-     * @param minHold how long the lock stays taken at least, from the acquire; zero to release as soon as the work
-     *     ends
+     * @param leaseDuration how long the lease lasts without a renewal
+     * @param minHold how long the lock stays taken at least, from the acquire; zero to release when the work ends
      * @param work the work
      * @param <T> what the work returns
      * @return what the work returned, or empty if another holder had the lock (or the work returned null)
-     * @throws Exception what the work threw, after the release (or with the lock kept until {@code minHold})
+     * @throws Exception what the work threw
      * @throws IllegalArgumentException if the name is null or empty, the lease is out of range or {@code minHold}
      *     negative
      * @throws NullPointerException if {@code minHold} or the work is null
@@ -753,20 +674,16 @@ public final class LockTable implements AutoCloseable {
      * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException if DynamoDB failed the request
      */
     public Optional<LockRecord> read(String name) {
-        checkName(name);
+        LockTableNames.checkLockName(name);
         return Optional.ofNullable(acquirer.read(name, Timing.READ)).map(StoredLock::toRecord);
     }
 
     /**
-     * Checks the table with {@code DescribeTable}: its key attributes are the configured ones and strings, and it
-     * has a single writing region. When the options have a time-to-live attribute, it also reads the table's time to
-     * live ({@code DescribeTimeToLive}) and logs one WARN if it is not enabled on that attribute: released lock
-     * items would then stay until deleted (this does not throw; an engine without that API is not checked). A global table with eventual consistency across regions (or of the 2017 version)
-     * is refused, because each region would grant a lock on its own. A global table with multi-Region
-     * <em>strong</em> consistency is accepted: its conditional writes and consistent reads hold across regions, so
-     * it elects one leader across regions; it has no transactions, so {@link Lease#heldCheck()} and {@link
-     * Lease#transactWrite} then throw {@code IllegalStateException} (fence with {@link Lease#fencingToken()}), and no
-     * time to live, so a lock table with {@link LockTableOptions.Builder#timeToLive} is refused.
+     * Checks the table with {@code DescribeTable}: the configured key attributes, as strings, and a single writing
+     * region. A global table with eventual consistency (or of version 2017) is refused; one with multi-Region
+     * <em>strong</em> consistency is accepted, but has no transactions ({@link Lease#heldCheck()} and {@link
+     * Lease#transactWrite} then throw {@code IllegalStateException}) and no time to live. With a time-to-live attribute
+     * in the options it also logs one WARN if the table's time to live is not on it.
      *
      * @throws IllegalStateException naming the table and what does not match
      * @throws software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException if the table does not exist
@@ -776,24 +693,14 @@ public final class LockTable implements AutoCloseable {
     }
 
     /**
-     * Creates the table in DynamoDB unless it exists, for development and tests (a production table belongs with the
-     * rest of the infrastructure): on-demand capacity, the key attributes of this lock table as strings, and, when the
-     * {@link LockTableOptions#timeToLiveAttribute() options} have a time-to-live attribute, the table's time to live
-     * enabled on it (a failure to enable it is logged as a WARN; the locks work without it). It waits until the table
-     * is active. An in-memory table always exists. Call {@link #verify()} after it, as for any table.
-     *
-     * <pre>{@code
-     * try (LockTable locks = LockTable.builder(client, "Locks", "pk").build()) {
-     *     locks.createTableIfMissing();
-     *     locks.verify();
-     * }
-     * }</pre>
+     * Creates the table unless it exists, for development and tests: on-demand, this lock table's keys as strings, and
+     * the time to live on the options' attribute, if any (a failure there is a WARN). Waits until it is active. An
+     * in-memory table always exists. Call {@link #verify()} after it.
      *
      * @return true if this call created the table, false if it existed or another process was creating it
-     * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException if DynamoDB refused a request (the
-     *     client needs {@code dynamodb:DescribeTable}, {@code CreateTable} and {@code UpdateTimeToLive})
-     * @throws software.amazon.awssdk.core.exception.SdkClientException if the table did not become active within
-     *     the SDK's table waiter's attempts
+     * @throws software.amazon.awssdk.services.dynamodb.model.DynamoDbException if DynamoDB refused a request (it needs
+     *     {@code DescribeTable}, {@code CreateTable} and {@code UpdateTimeToLive})
+     * @throws software.amazon.awssdk.core.exception.SdkClientException if the table did not become active in time
      */
     public boolean createTableIfMissing() {
         return store.createTableIfMissing();
@@ -808,46 +715,29 @@ public final class LockTable implements AutoCloseable {
         return keeper.held();
     }
 
-    /**
-     * The table that holds the locks.
-     *
-     * @return the table name
-     */
+    /** @return the table that holds the locks */
     public String tableName() {
         return tableName;
     }
 
-    /**
-     * The name of the table's partition key attribute.
-     *
-     * @return the partition key name
-     */
+    /** @return the name of the table's partition key attribute */
     public String partitionKey() {
         return partitionKey;
     }
 
-    /**
-     * The name of the table's sort key attribute, if it has one.
-     *
-     * @return the sort key name, or empty
-     */
+    /** @return the name of the table's sort key attribute, or empty */
     public Optional<String> sortKey() {
         return Optional.ofNullable(sortKey);
     }
 
-    /**
-     * What the lock items carry beyond the lock.
-     *
-     * @return the options
-     */
+    /** @return what the lock items carry beyond the lock */
     public LockTableOptions options() {
         return options;
     }
 
     /**
-     * The owner id of this table: random and unique to this instance. Each acquisition writes it to the item
-     * followed by a dot and the acquisition's number ({@link Lease#owner()}), so a stored owner that starts with
-     * {@code owner() + "."} was written by this table.
+     * The random owner id of this table; each acquisition writes it followed by a dot and its number ({@link
+     * Lease#owner()}).
      *
      * @return the owner id
      */
@@ -856,8 +746,8 @@ public final class LockTable implements AutoCloseable {
     }
 
     /**
-     * Releases every lease this table holds (they end with {@link LeaseEnd#CLOSED}) and stops its renewals. Later
-     * acquires throw {@link IllegalStateException}. Idempotent; it does not close the DynamoDB client.
+     * Releases every lease this table holds (they end with {@link LeaseEnd#CLOSED}), stops its renewals, waiting
+     * acquires and elections. Later acquires throw {@link IllegalStateException}. Idempotent; the client stays open.
      */
     @Override
     public void close() {
@@ -898,7 +788,7 @@ public final class LockTable implements AutoCloseable {
     }
 
     private void checkArguments(String name, Duration leaseDuration) {
-        checkName(name);
+        LockTableNames.checkLockName(name);
         Objects.requireNonNull(leaseDuration, "leaseDuration");
         if (!isLeaseDuration(leaseDuration)) {
             throw new IllegalArgumentException("leaseDuration of lock '" + name + "' must be from " + MIN_LEASE_DURATION
@@ -914,29 +804,10 @@ public final class LockTable implements AutoCloseable {
         }
     }
 
-    private static void checkName(String name) {
-        LockTableNames.checkLockName(name);
-    }
-
-    private static long saturatedNanos(Duration duration) {
-        try {
-            return duration.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
-        }
-    }
-
     /** Builds a {@link LockTable}. Not thread-safe. */
     public static final class Builder {
-        /**
-         * Renewals in flight at once while they start on time: 6 round trips of 5 ms renew 1,200 leases a second; with
-         * the timer and the event thread, a table adds at most 8 threads. Late renewals raise it up to {@link
-         * Timing#MAX_WORKERS}.
-         */
-        private static final int DEFAULT_WORKER_THREADS = Timing.DEFAULT_WORKERS;
-
         /** The requests to DynamoDB, over either client; null for an in-memory table or a scripted store. */
-        private final @Nullable DynamoDbRequests requests;
+        private final DynamoDbLockStore.@Nullable Requests requests;
 
         private final String tableName;
         private final String partitionKey;
@@ -944,15 +815,18 @@ public final class LockTable implements AutoCloseable {
         private LockTableOptions options = LockTableOptions.defaults();
         private @Nullable LockClock clock;
         private @Nullable LockStore store;
-        private int schedulerThreads = DEFAULT_WORKER_THREADS;
+        private int schedulerThreads = Timing.DEFAULT_WORKERS;
         private final List<LockTableListener> listeners = new ArrayList<>();
 
-        private Builder(DynamoDbRequests requests, String tableName, String partitionKey) {
+        private Builder(DynamoDbLockStore.Requests requests, String tableName, String partitionKey) {
             this(requests, null, tableName, partitionKey);
         }
 
         private Builder(
-                @Nullable DynamoDbRequests requests, @Nullable LockStore store, String tableName, String partitionKey) {
+                DynamoDbLockStore.@Nullable Requests requests,
+                @Nullable LockStore store,
+                String tableName,
+                String partitionKey) {
             this.requests = requests;
             this.store = store;
             this.tableName = LockTableNames.checkTableName(tableName);
@@ -993,7 +867,7 @@ public final class LockTable implements AutoCloseable {
         }
 
         /**
-         * Adds a listener; several may be added and each hears every event.
+         * Adds a listener; each hears every event, on the table's event thread.
          *
          * @param listener the listener
          * @return this builder
@@ -1004,21 +878,11 @@ public final class LockTable implements AutoCloseable {
         }
 
         /**
-         * How many worker threads send the renewals and releases of the table at once in normal conditions (default
-         * 6), beside one timer thread that keeps the schedule and ends leases on time, and one event thread for
-         * listeners. Workers start as the queued requests need them and go away when idle, and the timer and event
-         * threads go away after 30 s without work, so a table holding a few leases runs two or three threads and one
-         * holding none runs none. With a synchronous client a worker carries one round trip at a time: 6 workers at
-         * 5 ms renew about 1,200 leases a second, so a table adds at most 8 threads of its own while renewals start
-         * on time.
-         *
-         * <p>When the engine answers slower than that (renewals per second × round trip above this bound), renewals
-         * queue up: the leases nearest their end go first, and a renewal that waited longer than a tenth of its
-         * renewal period is late ({@link LockTableListener#onRenewalLate}, and a warning). From half that wait (a
-         * twentieth of the period) the bound rises, one thread per renewal that waited so long, up to 64 workers in all, and the threads beyond this bound go
-         * away after 5 s without work, so the table falls back once the engine is fast again. The default thus
-         * keeps a thousand leases of 30 s over an engine that answers in 500 ms; a higher value here only starts the
-         * extra threads before renewals are late.
+         * How many worker threads send renewals and releases at once while they start on time (default 6), beside one
+         * timer thread and one event thread; all go away when idle. A worker carries one round trip at a time: 6 workers at
+         * 5 ms renew about 1,200 leases a second. When renewals queue up, the leases nearest their end go first, a renewal
+         * that waited a tenth of its period is late ({@link LockTableListener#onRenewalLate}), and from half that wait the
+         * bound rises, one thread per such renewal, up to 64 (the extra ones go after 5 s idle).
          *
          * @param threads 1 to 64
          * @return this builder
@@ -1049,8 +913,7 @@ public final class LockTable implements AutoCloseable {
         }
 
         /**
-         * Builds the lock table. It sends no request: call {@link LockTable#verify()} to check the table. The names
-         * and options were checked as they were given.
+         * Builds the lock table. It sends no request: call {@link LockTable#verify()} to check the table.
          *
          * @return the lock table
          */

@@ -4,15 +4,11 @@ import java.time.Duration;
 import java.util.function.Supplier;
 
 /**
- * Hears what a {@link LockTable} does, for meters, health and logs. Every method has an empty default, so a
- * listener overrides only what it needs.
- *
- * <p>Methods are called one at a time on the table's event thread, in the order the events happened: for one lease,
- * acquired, then renewed any number of times, then lost or released (or no event at all). So a listener never runs
- * on a thread that renews or expires leases, and a slow one delays later events but no renewal; it should still
- * return quickly. Anything it throws, an {@link Error} included, is logged and otherwise ignored. A table built with
- * a {@link LockClock} of the caller's own calls listeners on the thread that did the work, so a test that drives
- * time by hand sees each event at once.
+ * Hears what a {@link LockTable} does, for meters, health and logs; every method has an empty default. Calls come
+ * one at a time on the table's event thread, in the order the events happened (for one lease: acquired, renewed any
+ * number of times, then lost or released), never on a thread that renews leases; a slow listener delays later events
+ * but no renewal. Anything thrown, an {@link Error} included, is logged and ignored. With a {@link LockClock} of the
+ * caller's own, listeners run on the thread that did the work.
  *
  * <pre>{@code
  * LockTable locks = LockTable.builder(client, "Shop", "pk")
@@ -43,12 +39,10 @@ public interface LockTableListener {
     default void onBusy(String name, LockRecord holder) {}
 
     /**
-     * A call of {@code tryAcquire} or {@code acquire} started, or a leadership began to contend: its first attempt,
-     * and the first after an attempt that failed. Heard before any other event of the call, and followed by at most
-     * one {@link #onAcquireFinished(String, AcquireOutcome, Duration, boolean) onAcquireFinished} of the same name:
-     * exactly one for {@code tryAcquire} and {@code acquire} (unless the table closes meanwhile); none for a leadership
-     * that stops while it contends.
-     * Several calls of one name may be in flight at once; the events do not say which start a finish belongs to.
+     * A call of {@code tryAcquire} or {@code acquire} started, or a leadership began to contend (its first attempt, or
+     * the first after a failure). At most one {@link #onAcquireFinished(String, AcquireOutcome, Duration, boolean)
+     * onAcquireFinished} of the name follows: exactly one for {@code tryAcquire} and {@code acquire} (unless the table
+     * closes), none for a leadership stopped while it contends. Calls of one name may overlap.
      *
      * @param name the lock
      */
@@ -64,9 +58,8 @@ public interface LockTableListener {
     default void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {}
 
     /**
-     * A call of {@code tryAcquire} or {@code acquire} finished, telling whether it waited for a holder: a call that
-     * waited took as long as the holder held on, which says nothing about DynamoDB; one that did not took its
-     * requests' time. The default calls {@link #onAcquireFinished(String, AcquireOutcome, Duration)}.
+     * {@link #onAcquireFinished(String, AcquireOutcome, Duration)}, telling whether the call waited for a holder (then
+     * its time says nothing about DynamoDB). The default calls the method without it.
      *
      * @param name the lock
      * @param outcome how it ended
@@ -77,15 +70,11 @@ public interface LockTableListener {
         onAcquireFinished(name, outcome, elapsed);
     }
 
-    /**
-     * A lease was renewed.
-     *
-     * @param lease the lease
-     */
+    /** @param lease a lease that was renewed */
     default void onRenewed(Lease lease) {}
 
     /**
-     * A renewal failed with an error that may pass; it is retried until the lease's end.
+     * A renewal failed; it is retried until the lease's end.
      *
      * @param lease the lease
      * @param error the error
@@ -93,10 +82,9 @@ public interface LockTableListener {
     default void onRenewalFailed(Lease lease, Exception error) {}
 
     /**
-     * A renewal started late: it waited for a worker past a tenth of its period, because the engine answers slower
-     * than renewals fall due or the table holds more leases than its workers renew. Leases are lost if this grows to
-     * a whole lease; long before that it is a reason to raise {@link LockTable.Builder#schedulerThreads} or the
-     * leases.
+     * A renewal started late: it waited for a worker past a tenth of its period (a slow engine, or more leases than
+     * the workers renew). Leases are lost if this grows to a whole lease: raise {@link
+     * LockTable.Builder#schedulerThreads} or the leases long before.
      *
      * @param lease the lease whose renewal started late
      * @param lateness how late it started
@@ -111,11 +99,7 @@ public interface LockTableListener {
      */
     default void onLost(Lease lease, LeaseEnd reason) {}
 
-    /**
-     * A lease was released by its holder or by {@link LockTable#close()}.
-     *
-     * @param lease the lease
-     */
+    /** @param lease a lease released by its holder or by {@link LockTable#close()} */
     default void onReleased(Lease lease) {}
 
     /**
@@ -128,15 +112,11 @@ public interface LockTableListener {
      */
     default void onFenceRegressed(String name, long highestSeen, long fencingToken) {}
 
-    /**
-     * A request to the table succeeded.
-     *
-     * @param name the lock it was for
-     */
+    /** @param name the lock a request that succeeded was for */
     default void onRequestSucceeded(String name) {}
 
     /**
-     * A request to the table failed (after the client's retries), for any reason but a lost condition.
+     * A request failed (after the client's retries), for any reason but a failed condition.
      *
      * @param name the lock it was for
      * @param error the error
@@ -144,8 +124,7 @@ public interface LockTableListener {
     default void onRequestFailed(String name, Exception error) {}
 
     /**
-     * An acquire of a leadership loop failed with a transient error; the loop contends again after a third of
-     * the lease.
+     * An acquire of a leadership failed with a transient error; it contends again after a third of the lease.
      *
      * @param name the lock led on
      * @param error the error
@@ -154,15 +133,8 @@ public interface LockTableListener {
     default void onLeadershipError(String name, Exception error, int failuresInRow) {}
 
     /**
-     * A listener that forwards every event to the listeners {@code source} names at the time of the event, each in
-     * turn; one that throws is logged and the others still hear the event. Frameworks use it to reach listeners
-     * that are created after the lock table.
-     *
-     * <pre>{@code
-     * LockTable.builder(client, "Shop", "pk")
-     *         .listener(LockTableListener.forwardingTo(() -> registry.currentListeners()))
-     *         .build();
-     * }</pre>
+     * A listener that forwards each event to the listeners {@code source} names at that time, for frameworks whose
+     * listeners are created after the lock table; one that throws is logged and the others still hear the event.
      *
      * @param source what to forward to, asked at each event; it must not block
      * @return the forwarding listener

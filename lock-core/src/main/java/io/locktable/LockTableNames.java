@@ -3,10 +3,9 @@ package io.locktable;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The rules for the names a {@link LockTable} is built with (the table's name, and the names of its key attributes)
- * and for the names of its locks. {@link LockTable#builder}, {@link LockTable.Builder#sortKey} and every method that
- * takes a lock name apply them, so there is no need to call these first. They are public for code that reads the names from its own settings and wants to say which setting is
- * wrong before building anything:
+ * The rules for a {@link LockTable}'s table name, key attribute names and lock names. The builder and every method
+ * that takes a lock name apply them; they are public for code that wants to say which of its settings is wrong before
+ * building anything:
  *
  * <pre>{@code
  * try {
@@ -15,9 +14,6 @@ import java.nio.charset.StandardCharsets;
  *     throw new IllegalStateException("app.lock-table is not valid: " + e.getMessage(), e);
  * }
  * }</pre>
- *
- * <p>A name that passes may still not fit the table: {@link LockTable#verify()} compares the key names with the
- * table's.
  */
 public final class LockTableNames {
 
@@ -30,13 +26,11 @@ public final class LockTableNames {
 
     /**
      * Checks a table name against DynamoDB's rule: 3 to 255 characters of {@code a-z}, {@code A-Z}, {@code 0-9},
-     * {@code _}, {@code -} and {@code .}. For example {@code "Shop"} and {@code "orders.locks-v2"} pass; {@code "ab"}
-     * and {@code "my locks"} do not.
+     * {@code _}, {@code -} and {@code .} ({@code "orders.locks-v2"} passes, {@code "my locks"} does not).
      *
      * @param tableName the table name
      * @return the same name
-     * @throws IllegalArgumentException if the name is null or breaks the rule; the message says the rule and the
-     *     name given
+     * @throws IllegalArgumentException if the name is null or breaks the rule, saying the rule and the name
      */
     public static String checkTableName(String tableName) {
         if (tableName == null
@@ -50,28 +44,24 @@ public final class LockTableNames {
     }
 
     /**
-     * Checks the name of a key attribute (partition key or sort key) of a lock table: 1 to 255 characters, not
-     * blank, and not the name of one of the lock item's own attributes ({@link LockTableOptions#RESERVED_ATTRIBUTES},
-     * which the lock writes beside the key). For example {@code "pk"} and {@code "sk"} pass; {@code ""}, {@code " "}
-     * and {@code "owner"} do not.
+     * Checks a key attribute name: 1 to 255 characters, not blank, and not one of {@link
+     * LockTableOptions#RESERVED_ATTRIBUTES} ({@code "pk"} passes, {@code "owner"} does not).
      *
      * @param attribute the attribute name
      * @return the same name
-     * @throws IllegalArgumentException if the name is null or breaks the rule; the message says which part and the
-     *     name given
+     * @throws IllegalArgumentException if the name is null or breaks the rule, saying which part
      */
     public static String checkKeyAttribute(String attribute) {
         return checkKeyAttribute("key attribute", attribute);
     }
 
     /**
-     * Checks a lock name: not empty, and short enough that the lock's partition key value {@code LOCK#<name>} fits
-     * DynamoDB's 2,048 bytes in UTF-8. Any other character is allowed. For example {@code "order-sweeper"} and
-     * {@code "tenant/42/report"} pass; {@code ""} does not.
+     * Checks a lock name: not empty, and short enough that its key {@code LOCK#<name>} fits DynamoDB's 2,048 bytes in
+     * UTF-8; any character is allowed.
      *
      * @param name the lock name
      * @return the same name
-     * @throws IllegalArgumentException if the name is null, empty or too long; the message says which
+     * @throws IllegalArgumentException if the name is null, empty or too long
      */
     public static String checkLockName(String name) {
         if (name == null || name.isEmpty()) {

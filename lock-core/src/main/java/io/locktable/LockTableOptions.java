@@ -16,34 +16,21 @@ import org.jspecify.annotations.Nullable;
  *         .build();
  * }</pre>
  *
- * <p><b>Time to live is a trade-off.</b> It suits tables with many short-lived lock names: DynamoDB deletes an
- * expired item within a few days. But a deleted item starts its fencing token at 1 again, so a system that checks
- * tokens refuses the next holder until it forgets the old ones. A {@link LockTable} reports such a regression it
- * sees to its listener and logs it as an error. Leave time to live off for locks that fence writes.
- *
- * <p>The retention is at least {@link #MIN_TIME_TO_LIVE_RETENTION} and at least each lease: the attribute is written
- * from the holder's wall clock, and DynamoDB's sweeper reads its own; a shorter margin would let the sweeper delete a
- * held item whose holder's clock runs behind, and the next acquire would start the token at 1 while the old holder
- * still believes it holds the lock.
+ * <p><b>Time to live is a trade-off.</b> It suits tables with many short-lived lock names, but a deleted item's
+ * fencing token starts again from what the acquiring table remembers of the lock (1 if nothing), so a system that
+ * checks tokens may refuse the next holder; the table logs and reports a regression it sees. Leave it off for locks
+ * that fence writes. The retention is at least {@link #MIN_TIME_TO_LIVE_RETENTION} and each lease, a margin for the
+ * holder's and DynamoDB's wall clocks running apart.
  */
 public final class LockTableOptions {
 
-    /**
-     * The shortest time-to-live retention: an hour, a margin for wall clocks that run apart between the holder and
-     * DynamoDB.
-     */
+    /** The shortest time-to-live retention, an hour. */
     public static final Duration MIN_TIME_TO_LIVE_RETENTION = Duration.ofHours(1);
 
-    /**
-     * The names of the lock item's own attributes: no key or time-to-live attribute of a lock table may be one of
-     * them.
-     */
+    /** The lock item's own attributes: no key or time-to-live attribute may be one of them. */
     public static final Set<String> RESERVED_ATTRIBUTES = Set.of("_type", "owner", "rvn", "fence", "leaseMs", "holder");
 
-    /**
-     * The longest holder name, in characters: {@link Builder#holder(String)} refuses a longer one, so a default made
-     * of parts of unknown length (such as a host name) is cut to it.
-     */
+    /** The longest holder name, in characters. */
     public static final int MAX_HOLDER_LENGTH = 256;
 
     private static final LockTableOptions DEFAULTS = new Builder().build();
@@ -58,47 +45,27 @@ public final class LockTableOptions {
         this.timeToLiveRetention = builder.timeToLiveRetention;
     }
 
-    /**
-     * Starts options with nothing set.
-     *
-     * @return a new builder
-     */
+    /** @return a new builder with nothing set */
     public static Builder builder() {
         return new Builder();
     }
 
-    /**
-     * Options that add nothing to the items: no holder, no time to live.
-     *
-     * @return the default options
-     */
+    /** @return options that add nothing to the items */
     public static LockTableOptions defaults() {
         return DEFAULTS;
     }
 
-    /**
-     * The readable holder name written to the {@code holder} attribute.
-     *
-     * @return the holder name, or empty when none is written
-     */
+    /** @return the holder name written to the {@code holder} attribute, or empty */
     public Optional<String> holder() {
         return Optional.ofNullable(holder);
     }
 
-    /**
-     * The attribute that holds the item's time to live, in epoch seconds.
-     *
-     * @return the attribute name, or empty when the items have no time to live
-     */
+    /** @return the attribute that holds the item's time to live in epoch seconds, or empty */
     public Optional<String> timeToLiveAttribute() {
         return Optional.ofNullable(timeToLiveAttribute);
     }
 
-    /**
-     * How long an item outlives the end of its last lease before DynamoDB may delete it.
-     *
-     * @return the retention, {@link Duration#ZERO} without a time to live
-     */
+    /** @return how long an item outlives its last lease, {@link Duration#ZERO} without a time to live */
     public Duration timeToLiveRetention() {
         return timeToLiveRetention;
     }
@@ -118,8 +85,7 @@ public final class LockTableOptions {
         private Builder() {}
 
         /**
-         * Writes a readable holder name, such as {@code host/pid}, to each lock this table acquires, so an operator
-         * sees who holds it.
+         * Writes a readable holder name, such as {@code host/pid}, to each lock this table acquires.
          *
          * @param holder the holder name, 1 to {@link LockTableOptions#MAX_HOLDER_LENGTH} characters, not blank
          * @return this builder
@@ -137,16 +103,14 @@ public final class LockTableOptions {
         }
 
         /**
-         * Gives each lock item a time to live: at each acquire and renewal the attribute is set to the end of the
-         * lease plus {@code retention}, in epoch seconds. Enable time to live on that attribute in DynamoDB. See
-         * the class documentation for what it costs fencing.
+         * Sets the attribute, at each acquire and renewal, to the lease's end plus {@code retention} in epoch seconds;
+         * enable time to live on it in DynamoDB ({@link LockTable#createTableIfMissing()} does).
          *
          * @param attribute the time-to-live attribute of the table
-         * @param retention how long an item outlives its last lease: at least {@link #MIN_TIME_TO_LIVE_RETENTION},
-         *     and at least the longest lease acquired (an acquire of a longer lease is refused)
+         * @param retention how long an item outlives its last lease: at least {@link #MIN_TIME_TO_LIVE_RETENTION}, and at
+         *     least the longest lease acquired (a longer lease is refused)
          * @return this builder
-         * @throws IllegalArgumentException if the attribute is empty or one of the lock's own attributes, or the
-         *     retention is under an hour
+         * @throws IllegalArgumentException if the attribute is empty or one of the lock's own, or the retention under an hour
          * @throws NullPointerException if an argument is null
          */
         public Builder timeToLive(String attribute, Duration retention) {
@@ -169,11 +133,7 @@ public final class LockTableOptions {
             return this;
         }
 
-        /**
-         * Builds the options.
-         *
-         * @return the options
-         */
+        /** @return the options */
         public LockTableOptions build() {
             return new LockTableOptions(this);
         }

@@ -13,33 +13,25 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A clock whose time moves only when a test says so, for tests of code that takes locks: with {@link
- * LockTable#inMemory} it gives a unit test real leases, renewals, expiries and takeovers in virtual time, without an
- * engine and without waiting. {@link #advance(Duration)} runs, on the calling thread and in due order, every task
- * that falls due up to the new time (renewals and expiry watches included, as this clock runs the table's blocking
- * work on the calling thread too). Nothing happens between two advances, so a test sets up an exact moment and sees
- * what the library decides there.
- *
- * <p>Give each simulated process a clock of its own, as real processes have: a process whose clock is not advanced
- * is frozen (a crash, or a long pause), its renewals stop, and a contender whose clock moves on takes the lock over
- * once it has watched the same record version for a whole lease. Clocks of different processes need have nothing in
- * common, as the protocol never compares them.
+ * A clock whose time moves only when a test says so: with {@link LockTable#inMemory} a unit test gets real leases,
+ * renewals, expiries and takeovers in virtual time. {@link #advance(Duration)} runs, on the calling thread and in due
+ * order, every task that falls due up to the new time (this clock runs the table's blocking work on the calling
+ * thread too); nothing happens between two advances. Give each simulated process a clock of its own: one not advanced
+ * is frozen (a crash, a long pause), and a contender whose clock moves on takes over after a whole lease.
  *
  * <pre>{@code
  * ManualLockClock crashedClock = new ManualLockClock();
  * ManualLockClock survivorClock = new ManualLockClock();
  * LockTable crashed = LockTable.inMemory("orders-test").clock(crashedClock).build();
  * LockTable survivor = LockTable.inMemory("orders-test").clock(survivorClock).build();
- *
  * crashed.tryAcquire("sweeper", Duration.ofSeconds(30)).orElseThrow();
  * assertThat(survivor.tryAcquire("sweeper", Duration.ofSeconds(30))).isEmpty(); // it starts watching the holder
  * survivorClock.advance(Duration.ofSeconds(31)); // the holder's clock stands still: it renews nothing
  * Lease taken = survivor.tryAcquire("sweeper", Duration.ofSeconds(30)).orElseThrow();
  * }</pre>
  *
- * <p>Thread-safe: a blocking call on another thread (a waiting {@link LockTable#acquire}) sleeps on this clock until
- * an advance reaches its time; {@link #sleepersWaiting()} tells when it has gone to sleep. A table built with this
- * clock does not close it, and calls listeners on the thread that caused the event.
+ * <p>Thread-safe: a blocking call on another thread sleeps on this clock until an advance reaches its time ({@link
+ * #sleepersWaiting()}). A table does not close it, and calls listeners on the thread that caused the event.
  */
 public final class ManualLockClock implements LockClock {
 
@@ -61,8 +53,8 @@ public final class ManualLockClock implements LockClock {
     }
 
     /**
-     * A clock that starts at {@code origin} nanoseconds, any value at all ({@link Long#MAX_VALUE} near included, to
-     * show that nothing breaks when {@code System.nanoTime()} wraps), and at 2026-01-01T00:00:00Z on the wall clock.
+     * A clock that starts at {@code origin} nanoseconds (any value, near {@link Long#MAX_VALUE} included, to show
+     * that a wrapping {@code System.nanoTime()} breaks nothing), and at 2026-01-01T00:00:00Z on the wall clock.
      *
      * @param origin the first value of {@link #nanoTime()}
      */
@@ -121,9 +113,8 @@ public final class ManualLockClock implements LockClock {
     }
 
     /**
-     * Tells whether some thread sleeps on this clock and every sleeping thread waits for a time still to come: a
-     * test that drives a blocking call on another thread advances only then, so that a sleeper woken by the last
-     * advance has gone back to sleep (or returned) first.
+     * Whether some thread sleeps on this clock and every sleeper waits for a time still to come: advance only then,
+     * so a sleeper woken by the last advance has gone back to sleep first.
      *
      * <pre>{@code
      * Future<Lease> waiting = executor.submit(() -> survivor.acquire("sweeper", Duration.ofSeconds(30)));

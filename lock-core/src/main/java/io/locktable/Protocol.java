@@ -1,5 +1,6 @@
 package io.locktable;
 
+import io.locktable.LockStore.StoredLock;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -8,6 +9,10 @@ import org.jspecify.annotations.Nullable;
  * (the time is an argument, nanoseconds of one process's monotonic clock, compared as differences since {@code
  * System.nanoTime} may wrap). The step numbers are those of {@code package-info.java}; {@link Acquirer} and {@link
  * LeaseKeeper} carry the decisions out, and {@code ProtocolTest} checks them row by row without an engine.
+ *
+ * <p>The steps that decide nothing live where they act: step 1, the item's attributes, and step 9, the table's
+ * check, in {@link DynamoDbLockStore}; step 8, the fencing high-water mark, in {@link LeaseKeeper.FenceHighWater};
+ * the number each step waits or times out for, in {@link Timing}.
  */
 final class Protocol {
 

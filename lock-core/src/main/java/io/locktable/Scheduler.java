@@ -1,7 +1,11 @@
 package io.locktable;
 
+import io.locktable.LeaseKeeper.LeaseState;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
@@ -20,39 +24,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The threads of a lock table and its production clock ({@code System.nanoTime()}). Nothing else of the library
- * starts a thread. Each is a daemon named after the table, starts when first needed and goes away when idle, so a
- * table that holds nothing and sends nothing runs none:
+ * The threads of a lock table, its production clock ({@code System.nanoTime()}) and the timer of its leases. Nothing
+ * else of the library starts a thread. Each is a daemon named after the table, started when needed and gone after
+ * {@link Timing#IDLE} without work:
  *
  * <ul>
- *   <li><b>One timer thread</b> for schedules and lease expiries ({@link #schedule}); its tasks never block, so
- *       expiries stay on time whatever the requests do. Gone after {@link #IDLE} without a task scheduled.
- *   <li><b>Workers</b> for the requests of renewals, releases and give-backs ({@link #run}), which block on a
- *       synchronous client for a round trip each: as many as the queued tasks need up to a base bound, taking the
- *       task with the earliest deadline first, and more while tasks are late (below). Gone after {@link #IDLE}
- *       without work, those beyond the base after {@link #EXTRA_KEEP_ALIVE}.
- *   <li><b>One event thread</b> for the callbacks of users, one at a time, in order ({@link #events()}: listeners,
- *       {@link Lease#whenEnded()}), so user code never runs on the timer or a worker. Gone after {@link #IDLE}.
+ *   <li><b>One timer thread</b> for schedules and lease expiries; its tasks never block.
+ *   <li><b>Workers</b> for requests ({@link #run}), earliest deadline first: as many as the queue needs up to the
+ *       base bound, and one more per task that waited past {@link Timing#workerGrowth} (before a renewal is reported
+ *       late), up to {@link Timing#MAX_WORKERS}. The timer checks a queued task no worker took, so the bound rises
+ *       even while every worker is blocked. Extra workers go after {@link Timing#EXTRA_KEEP_ALIVE}.
+ *   <li><b>One event thread</b> for user callbacks, one at a time, in order ({@link #events()}).
  * </ul>
  *
- * <p><b>The workers' bound rises while tasks are late.</b> A fixed pair of threads would cap a table at two round
- * trips in flight; here the concurrency follows the demand, and when the demand still exceeds what the engine answers,
- * the leases closest to their end are renewed first. Beyond the base, a worker is added only for a task that has
- * waited for one longer than {@link Timing#workerGrowth} (for a renewal, a twentieth of its period: half the wait at
- * which a renewal is reported late, {@link Timing#lateRenewal}, so the workers grow before anyone is warned), one per
- * such task, up to {@link Timing#MAX_WORKERS}: the engine answers slower than the base renews, and more round trips in
- * flight are what keeps the leases. The timer checks a queued task that no worker took when it will be late, so the
- * bound rises even while every worker is blocked on a request.
- *
- * <p>No thread waits inside a monitor (a virtual thread would pin its carrier there): the workers' state is guarded by
- * a {@link ReentrantLock}, and idle workers wait on its {@link Condition}.
+ * <p>No thread waits inside a monitor: the workers' state is guarded by a {@link ReentrantLock}.
  */
 final class Scheduler implements LockClock, AutoCloseable {
 
-    /**
-     * Runs the requests of renewals, releases and give-backs off the timer thread, earliest deadline first when they
-     * queue up. A seam: a clock of the caller's own ({@link LockTable.Builder#clock}) runs them its way.
-     */
+    /** Runs tasks that may block on a request; a clock of the caller's own runs them its way. */
     @FunctionalInterface
     interface Workers {
 
@@ -65,11 +54,6 @@ final class Scheduler implements LockClock, AutoCloseable {
          */
         boolean run(Runnable task, long deadlineNanos);
     }
-
-    /** The timer, the event thread and the base workers go away after this long without work. */
-    static final Duration IDLE = Duration.ofSeconds(30);
-    /** A worker beyond the base goes away after this long without work. */
-    static final Duration EXTRA_KEEP_ALIVE = Duration.ofSeconds(5);
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
@@ -100,18 +84,14 @@ final class Scheduler implements LockClock, AutoCloseable {
     private boolean checkScheduled; // guarded by lock
     private boolean closed; // guarded by lock
 
-    /**
-     * @param threadNamePrefix begins the name of every thread
-     * @param baseWorkers workers started as tasks queue
-     */
     Scheduler(String threadNamePrefix, int baseWorkers) {
-        this(threadNamePrefix, baseWorkers, Timing.MAX_WORKERS, IDLE);
+        this(threadNamePrefix, baseWorkers, Timing.MAX_WORKERS, Timing.IDLE);
     }
 
     /** A scheduler with other bounds, whose threads go away after {@code idle} (extra workers no later), for tests. */
     Scheduler(String threadNamePrefix, int baseWorkers, int maxWorkers, Duration idle) {
         this.idleNanos = idle.toNanos();
-        this.extraIdleNanos = Math.min(EXTRA_KEEP_ALIVE.toNanos(), idleNanos);
+        this.extraIdleNanos = Math.min(Timing.EXTRA_KEEP_ALIVE.toNanos(), idleNanos);
         this.timer = new ScheduledThreadPoolExecutor(1, daemons(threadNamePrefix + "-timer"));
         timer.setRemoveOnCancelPolicy(true);
         timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -390,5 +370,260 @@ final class Scheduler implements LockClock, AutoCloseable {
             thread.setDaemon(true);
             return thread;
         };
+    }
+
+    /**
+     * The timer of a table's leases and the set of them: one heap by next wake, with a single task on the clock for
+     * the earliest. A lease wakes when its renewal is due, or, while one is under way, a guard before its end (the
+     * expiry watch). The lease is its own heap entry ({@link LeaseState} holds its place), so nothing is allocated per
+     * lease or renewal. Decisions are taken under the timer's monitor and carried out after it, on the timer thread.
+     */
+    static final class LeaseTimer {
+
+        /** What the keeper does for a lease that woke; both run on the timer thread and must not block. */
+        interface Wakes {
+            /** The lease's renewal is due (it was due at {@code dueNanos}). */
+            void renew(Lease lease, long dueNanos);
+
+            /** The lease reached its expiry watch without a renewal that moved its end. */
+            void expire(Lease lease);
+        }
+
+        private static final int INITIAL_CAPACITY = 16;
+
+        private final LockClock clock;
+        private final Wakes wakes;
+        private Lease[] queue = new Lease[INITIAL_CAPACITY]; // a binary heap by LeaseState.wakeNanos; guarded by this
+        private int size; // guarded by this
+        private @Nullable Future<?> task; // the clock's task for the earliest wake; guarded by this
+        private long taskAtNanos; // guarded by this
+        private long taskGeneration; // guarded by this
+
+        LeaseTimer(LockClock clock, Wakes wakes) {
+            this.clock = clock;
+            this.wakes = wakes;
+        }
+
+        /** The guard before a lease's end at which it expires, so that a late timer thread still ends it in time. */
+        static long expiryGuardNanos(Lease lease) {
+            return Timing.expiryGuard(lease.durationNanos());
+        }
+
+        /**
+         * Starts keeping a lease, before the keeper announces it: it wakes no sooner than a whole lease from now, so that
+         * nothing happens to it before {@link #renewAt} sets its first renewal after the announcement.
+         */
+        synchronized void add(Lease lease) {
+            lease.state().renewing = true;
+            place(lease, clock.nanoTime() + lease.durationNanos());
+            arm();
+        }
+
+        /**
+         * The lease's next renewal is due at {@code dueNanos}: after its announcement, and after each renewal that came
+         * to an end leaving it live. It wakes then, or at its expiry watch if that is sooner. Nothing happens to a lease
+         * that ended meanwhile.
+         */
+        synchronized void renewAt(Lease lease, long dueNanos) {
+            if (!lease.isLive()) {
+                return;
+            }
+            lease.state().renewing = false;
+            place(lease, earlier(dueNanos, watch(lease)));
+            arm();
+        }
+
+        /** Stops keeping a lease (it ended). */
+        synchronized void remove(Lease lease) {
+            int i = lease.state().timerIndex;
+            if (i < 0 || i >= size || queue[i] != lease) {
+                return;
+            }
+            removeAt(i);
+            if (size == 0) {
+                cancelTask();
+            }
+            shrink();
+        }
+
+        /** The leases kept now. */
+        synchronized List<Lease> leases() {
+            return new ArrayList<>(Arrays.asList(queue).subList(0, size));
+        }
+
+        synchronized int size() {
+            return size;
+        }
+
+        private static long watch(Lease lease) {
+            return lease.state().endNanos() - expiryGuardNanos(lease);
+        }
+
+        private static long earlier(long a, long b) {
+            return a - b <= 0 ? a : b; // a difference: nanoTime may wrap
+        }
+
+        /** Puts a live lease in the queue at a new wake, or moves it there; the caller then {@link #arm()}s. */
+        private void place(Lease lease, long wakeNanos) {
+            if (!lease.isLive()) {
+                return; // ended while its renewal ran: the end took it off already
+            }
+            LeaseState state = lease.state();
+            int i = state.timerIndex;
+            if (i >= 0 && i < size && queue[i] == lease) {
+                long before = state.wakeNanos;
+                state.wakeNanos = wakeNanos;
+                if (wakeNanos - before < 0) {
+                    siftUp(i);
+                } else {
+                    siftDown(i);
+                }
+            } else {
+                if (size == queue.length) {
+                    queue = Arrays.copyOf(queue, size * 2);
+                }
+                state.wakeNanos = wakeNanos;
+                queue[size] = lease;
+                state.timerIndex = size;
+                size++;
+                siftUp(size - 1);
+            }
+        }
+
+        /** Makes sure the clock's task comes no later than the earliest wake. */
+        private void arm() {
+            if (size == 0) {
+                cancelTask();
+                return;
+            }
+            long earliest = queue[0].state().wakeNanos;
+            if (task != null && taskAtNanos - earliest <= 0) {
+                return; // it comes first anyway, and sets the next one
+            }
+            cancelTask();
+            long generation = ++taskGeneration;
+            taskAtNanos = earliest;
+            task = clock.schedule(() -> fire(generation), earliest - clock.nanoTime());
+        }
+
+        private void cancelTask() {
+            if (task != null) {
+                task.cancel(false);
+                task = null;
+            }
+        }
+
+        /** The clock's task: every lease whose wake came is decided on, then the next task is set. */
+        private void fire(long generation) {
+            List<Lease> renew = null;
+            long[] due = null;
+            List<Lease> expire = null;
+            synchronized (this) {
+                if (generation == taskGeneration) {
+                    task = null; // this one ran
+                }
+                long now = clock.nanoTime();
+                while (size > 0 && queue[0].state().wakeNanos - now <= 0) {
+                    Lease lease = queue[0];
+                    long watch = watch(lease);
+                    if (now - watch >= 0 || !lease.isLive()) {
+                        removeAt(0);
+                        if (expire == null) {
+                            expire = new ArrayList<>();
+                        }
+                        expire.add(lease);
+                    } else if (lease.state().renewing) {
+                        place(lease, watch); // a renewal moved the end on, and its outcome sets the next wake
+                    } else {
+                        if (renew == null) {
+                            renew = new ArrayList<>();
+                            due = new long[4];
+                        }
+                        if (renew.size() == due.length) {
+                            due = Arrays.copyOf(due, due.length * 2);
+                        }
+                        due[renew.size()] = lease.state().wakeNanos;
+                        renew.add(lease);
+                        lease.state().renewing = true;
+                        place(lease, watch);
+                    }
+                }
+                shrink();
+                arm();
+            }
+            if (expire != null) {
+                for (Lease lease : expire) {
+                    wakes.expire(lease);
+                }
+            }
+            if (renew != null) {
+                for (int i = 0; i < renew.size(); i++) {
+                    wakes.renew(renew.get(i), due[i]);
+                }
+            }
+        }
+
+        private void removeAt(int i) {
+            Lease removed = queue[i];
+            removed.state().timerIndex = -1;
+            size--;
+            if (i == size) {
+                queue[size] = null;
+                return;
+            }
+            Lease last = queue[size];
+            queue[size] = null;
+            queue[i] = last;
+            last.state().timerIndex = i;
+            siftDown(i);
+            if (queue[i] == last) {
+                siftUp(i);
+            }
+        }
+
+        private void shrink() {
+            if (queue.length > INITIAL_CAPACITY && size < queue.length / 4) {
+                queue = Arrays.copyOf(queue, Math.max(INITIAL_CAPACITY, queue.length / 2));
+            }
+        }
+
+        private void siftUp(int i) {
+            Lease lease = queue[i];
+            long wake = lease.state().wakeNanos;
+            while (i > 0) {
+                int parent = (i - 1) >>> 1;
+                Lease above = queue[parent];
+                if (wake - above.state().wakeNanos >= 0) {
+                    break;
+                }
+                queue[i] = above;
+                above.state().timerIndex = i;
+                i = parent;
+            }
+            queue[i] = lease;
+            lease.state().timerIndex = i;
+        }
+
+        private void siftDown(int i) {
+            Lease lease = queue[i];
+            long wake = lease.state().wakeNanos;
+            int half = size >>> 1;
+            while (i < half) {
+                int child = 2 * i + 1;
+                int right = child + 1;
+                if (right < size && queue[right].state().wakeNanos - queue[child].state().wakeNanos < 0) {
+                    child = right;
+                }
+                Lease below = queue[child];
+                if (wake - below.state().wakeNanos <= 0) {
+                    break;
+                }
+                queue[i] = below;
+                below.state().timerIndex = i;
+                i = child;
+            }
+            queue[i] = lease;
+            lease.state().timerIndex = i;
+        }
     }
 }

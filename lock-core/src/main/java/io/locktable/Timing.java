@@ -58,6 +58,12 @@ final class Timing {
     static final int DEFAULT_WORKERS = 6;
     /** The most worker threads a table runs, however late its renewals: beyond this, leases must be longer. */
     static final int MAX_WORKERS = 64;
+    /** The timer, the event thread and the base workers go away after this long without work. */
+    static final Duration IDLE = Duration.ofSeconds(30);
+    /** A worker beyond the base goes away after this long without work. */
+    static final Duration EXTRA_KEEP_ALIVE = Duration.ofSeconds(5);
+    /** Unanswered renewals of a lease after which one read settles which of them, if any, was applied. */
+    static final int MAX_UNANSWERED = 16;
 
     // ---- the requests
 
@@ -79,6 +85,8 @@ final class Timing {
     static final Duration RELEASE = Duration.ofSeconds(5);
     /** {@link LockTable#close()} releases every lease within this, in parallel. */
     static final Duration CLOSE = Duration.ofSeconds(5);
+    /** How long past {@link #CLOSE} a close waits for the releases' answers before it reports those missing. */
+    static final Duration CLOSE_GRACE = Duration.ofSeconds(1);
 
     private Timing() {}
 
@@ -194,7 +202,6 @@ final class Timing {
         return shorter(lease, RELEASE);
     }
 
-    /** One attempt to give back an acquire: at most {@link #RELEASE}, at most what is left of that lease. */
     /**
      * Until when an unanswered acquire the client gave up on is looked for again after a give-back found nothing: the
      * late-write window after it was sent, and never past the lease it would take.
@@ -203,6 +210,7 @@ final class Timing {
         return sentNanos + Math.min(LATE_WRITE_WINDOW_NANOS, lease.toNanos());
     }
 
+    /** One attempt to give back an acquire: at most {@link #RELEASE}, at most what is left of that lease. */
     static Duration giveBackTimeout(long leaseLeftNanos) {
         return upTo(leaseLeftNanos, RELEASE);
     }
@@ -226,6 +234,15 @@ final class Timing {
         // whole milliseconds, rounded up, as the SDK counts them: a request cut short by the wait ends no sooner
         // than the wait does
         return Duration.ofMillis((waitLeftNanos + 999_999) / 1_000_000);
+    }
+
+    /** A duration in nanoseconds, {@code Long.MAX_VALUE} for one too long to count (a wait "forever"). */
+    static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
     }
 
     private static Duration shorter(Duration a, Duration b) {

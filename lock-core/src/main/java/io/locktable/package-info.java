@@ -16,9 +16,8 @@
  * <p>The code points at these numbers ("step 4") where it carries a step out. Every decision of steps 2 to 7 is a
  * pure function of {@code Protocol}, named by its step and tested row by row without an engine ({@code
  * ProtocolTest}); {@code Acquirer} carries out steps 2 to 4, {@code LeaseKeeper} steps 5 to 8; every request goes
- * through one seam, {@code LockStore}, whose only implementation over DynamoDB, {@link io.locktable.DynamoDbLockStore},
- * names the item's attributes (step 1), builds and sends the requests of steps 2 to 7 and checks the table (step 9,
- * with {@code DynamoDbTableAdmin}); every ratio, bound and timeout of the protocol (the renewal period, the expiry guard,
+ * through one seam, {@code LockStore}, whose implementation over DynamoDB, {@code DynamoDbLockStore}, names the
+ * item's attributes (step 1), builds and sends the requests of steps 2 to 7 and checks the table (step 9); every ratio, bound and timeout of the protocol (the renewal period, the expiry guard,
  * polls, retries, request timeouts, the lease range) comes from {@code Timing}, with the rule it keeps.
  *
  * <p><b>Where each job lives.</b>
@@ -29,17 +28,18 @@
  *   <li>{@code Acquirer}: steps 2 to 4, one attempt and the waiting acquire (polls, same-table handover), one step
  *       of which ({@code Acquirer.next}) both APIs take: {@code acquire} sleeps between steps, {@code AsyncAcquire}
  *       ({@code tryAcquireAsync}, {@code acquireAsync}) queues each step on the workers and each pause on the timer.
- *   <li>{@code LeaseKeeper} and {@code LeaseTimer}: steps 5, 6 and 8 for the held leases; {@code Lease} is the
- *       caller's immutable handle, over a {@code LeaseState} that they alone change; {@code FenceHighWater}: step 8's
- *       marks.
+ *   <li>{@code LeaseKeeper}: steps 5, 6 and 8 for the held leases; {@code Lease} is the caller's immutable handle,
+ *       over a {@code LeaseKeeper.LeaseState} that the keeper and the timer alone change; {@code
+ *       LeaseKeeper.FenceHighWater}: step 8's marks.
  *   <li>{@code Leadership} (and {@code LeaderRun} for {@code runAsLeader} and {@code runAsLeaderAsync}): elections
  *       over steps 2 to 6.
- *   <li>{@code Scheduler}: every thread. {@code Listeners}: events to users, off those threads.
- *   <li>{@code LockStore}: the seam and its one rule for failed requests; {@code DynamoDbLockStore} (and {@code
- *       DynamoDbTableAdmin} for the table itself) over DynamoDB, sending through {@code DynamoDbRequests} over the
- *       synchronous or the asynchronous SDK client alike; {@code MemoryLockStore} for {@link
+ *   <li>{@code Scheduler}: every thread, and the timer of the held leases ({@code Scheduler.LeaseTimer}). {@code
+ *       Listeners}: events to users, off those threads.
+ *   <li>{@code LockStore}: the seam, its records and its one rule for failed requests, and {@code
+ *       LockStore.MemoryLockStore} for {@link
  *       io.locktable.LockTable#inMemory}, which users' tests drive in virtual time with {@link
- *       io.locktable.ManualLockClock}.
+ *       io.locktable.ManualLockClock}; {@code DynamoDbLockStore}: the items and the table over DynamoDB, through
+ *       either SDK client ({@code DynamoDbLockStore.Requests}).
  * </ul>
  *
  * <ol>
@@ -75,7 +75,7 @@
  *   <li><b>The high-water mark.</b> Per lock, the highest fence this table has seen; a token answered in a known
  *       order after the mark that is below it (or equal, for a grant) is logged as an error and reported. A mark is
  *       kept, never lowered, while the table holds a lease of the lock or has a request on it under way, and then
- *       among the 256 most recently idle marks ({@code FenceHighWater}), so a lock per entity leaves nothing behind.
+ *       among the 256 most recently idle marks ({@code LeaseKeeper.FenceHighWater}), so a lock per entity leaves nothing behind.
  *   <li><b>One region.</b> {@link io.locktable.LockTable#verify()} refuses wrong keys and global tables whose
  *       regions each take writes on their own, and accepts multi-Region strong consistency.
  * </ol>
@@ -89,7 +89,7 @@
  * <p>Every lease decision reads the monotonic clock of one {@link io.locktable.LockClock}; callbacks of users run on
  * the table's event thread, never on the threads that renew.
  *
- * <p><b>Threads.</b> One {@code Scheduler} per table runs them all: one timer thread ({@code LeaseTimer}: every held
+ * <p><b>Threads.</b> One {@code Scheduler} per table runs them all: one timer thread ({@code Scheduler.LeaseTimer}: every held
  * lease in one queue, one task on the timer), one event thread for users' callbacks, and workers that send the
  * requests, earliest deadline first: up to {@code schedulerThreads} (6) as requests queue, and, while renewals start
  * late (waited a twentieth of their period, half of what is reported as late), one more per such renewal up to 64,

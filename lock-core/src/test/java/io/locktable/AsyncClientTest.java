@@ -271,7 +271,7 @@ class AsyncClientTest {
                     .satisfies(e -> assertThat(LockStore.isTransient(e)).isFalse())
                     .satisfies(e -> assertThat(e.getSuppressed())
                             .as("where the caller waited")
-                            .hasAtLeastOneElementOfType(DynamoDbRequests.CallerStack.class));
+                            .hasAtLeastOneElementOfType(DynamoDbLockStore.Requests.CallerStack.class));
             assertThatThrownBy(() -> missing.acquire(name, LEASE)).isInstanceOf(ResourceNotFoundException.class);
             assertThatThrownBy(missing::verify).isInstanceOf(ResourceNotFoundException.class);
         }

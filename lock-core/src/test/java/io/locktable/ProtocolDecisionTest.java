@@ -3,6 +3,8 @@ package io.locktable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.locktable.LockStore.MemoryLockStore;
+import io.locktable.LockStore.StoredLock;
 import io.locktable.ScriptedLockStore.AnswerLost;
 import io.locktable.ScriptedLockStore.Late;
 import io.locktable.ScriptedLockStore.Lost;
@@ -113,7 +115,7 @@ class ProtocolDecisionTest {
                         -1),
                 new Story(
                         "sixteen renewals applied without an answer are settled by one read, and the lease kept",
-                        w -> w.holderStore.script(Op.RENEW, new AnswerLost(), LeaseKeeper.MAX_UNANSWERED),
+                        w -> w.holderStore.script(Op.RENEW, new AnswerLost(), Timing.MAX_UNANSWERED),
                         120,
                         null,
                         -1),
@@ -170,7 +172,7 @@ class ProtocolDecisionTest {
     @Test
     void settlingSixteenUnansweredRenewalsTakesExactlyOneRead() {
         World world = open();
-        world.holderStore.script(Op.RENEW, new AnswerLost(), LeaseKeeper.MAX_UNANSWERED);
+        world.holderStore.script(Op.RENEW, new AnswerLost(), Timing.MAX_UNANSWERED);
 
         world.seconds(120);
 

@@ -2,6 +2,7 @@ package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.locktable.LockStore.StoredLock;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -201,7 +202,7 @@ class ProtocolTest {
     @ParameterizedTest
     @MethodSource("steps")
     void step5ADueRenewalSendsSettlesOrExpires(StepRow row) {
-        assertThat(Protocol.atRenewal(row.endAt(), row.now(), row.unanswered(), LeaseKeeper.MAX_UNANSWERED))
+        assertThat(Protocol.atRenewal(row.endAt(), row.now(), row.unanswered(), Timing.MAX_UNANSWERED))
                 .isEqualTo(row.step());
     }
 

@@ -41,7 +41,7 @@ class SchedulerTest {
 
     @Test
     void queuedTasksRunEarliestDeadlineFirstWhenEveryThreadIsBusy() throws Exception {
-        scheduler = new Scheduler("test-workers", 1, 1, Scheduler.IDLE);
+        scheduler = new Scheduler("test-workers", 1, 1, Timing.IDLE);
         List<String> ran = new CopyOnWriteArrayList<>();
         CountDownLatch blocking = new CountDownLatch(1);
         scheduler.run(
@@ -66,7 +66,7 @@ class SchedulerTest {
 
     @Test
     void aStrayInterruptOfAnIdleWorkerDoesNotStopTheWorkers() throws Exception {
-        scheduler = new Scheduler("test-stray-interrupt", 1, 1, Scheduler.IDLE);
+        scheduler = new Scheduler("test-stray-interrupt", 1, 1, Timing.IDLE);
         CountDownLatch first = new CountDownLatch(1);
         scheduler.run(first::countDown, 0);
         assertThat(first.await(5, TimeUnit.SECONDS)).isTrue();
@@ -92,7 +92,7 @@ class SchedulerTest {
 
     @Test
     void threadsGrowWithTheQueuedWorkUpToTheBoundAndNoFurther() throws Exception {
-        scheduler = new Scheduler("test-workers", 3, 3, Scheduler.IDLE);
+        scheduler = new Scheduler("test-workers", 3, 3, Timing.IDLE);
         CountDownLatch started = new CountDownLatch(3);
         for (int i = 0; i < 5; i++) {
             scheduler.run(
@@ -112,7 +112,7 @@ class SchedulerTest {
 
     @Test
     void oneTaskNeedsOneThread() {
-        scheduler = new Scheduler("test-workers", 8, 8, Scheduler.IDLE);
+        scheduler = new Scheduler("test-workers", 8, 8, Timing.IDLE);
         List<String> ran = new CopyOnWriteArrayList<>();
 
         scheduler.run(() -> ran.add("one"), 0);
@@ -123,7 +123,7 @@ class SchedulerTest {
 
     @Test
     void theBoundRisesForTasksThatWaitedTooLongAndFallsBackWhenTheyAreDone() throws Exception {
-        scheduler = new Scheduler("test-workers", 2, 10, Scheduler.IDLE);
+        scheduler = new Scheduler("test-workers", 2, 10, Timing.IDLE);
         CountDownLatch started = new CountDownLatch(8);
         long due = System.nanoTime(); // due now: late once they waited 50 ms for a thread
         for (int i = 0; i < 8; i++) {
@@ -145,7 +145,7 @@ class SchedulerTest {
 
     @Test
     void tasksThatKeepNoLeaseWaitForTheBaseWorkersAndTheOnesThatDoGoFirst() throws Exception {
-        scheduler = new Scheduler("test-workers", 2, 10, Scheduler.IDLE);
+        scheduler = new Scheduler("test-workers", 2, 10, Timing.IDLE);
         CountDownLatch started = new CountDownLatch(2);
         List<String> ran = new CopyOnWriteArrayList<>();
         for (int i = 0; i < 8; i++) {
@@ -176,7 +176,7 @@ class SchedulerTest {
 
     @Test
     void theBoundNeverRisesAboveItsCap() throws Exception {
-        scheduler = new Scheduler("test-workers", 1, 3, Scheduler.IDLE);
+        scheduler = new Scheduler("test-workers", 1, 3, Timing.IDLE);
         CountDownLatch started = new CountDownLatch(3);
         for (int i = 0; i < 6; i++) {
             scheduler.run(
@@ -195,7 +195,7 @@ class SchedulerTest {
 
     @Test
     void aFailingTaskDoesNotEndItsWorker() throws Exception {
-        scheduler = new Scheduler("test-failing", 1, 1, Scheduler.IDLE);
+        scheduler = new Scheduler("test-failing", 1, 1, Timing.IDLE);
         List<Thread> ranOn = new CopyOnWriteArrayList<>();
         scheduler.run(
                 () -> {
@@ -226,7 +226,7 @@ class SchedulerTest {
 
     @Test
     void closeDropsTheQueuedTasksAndRefusesNewOnes() throws Exception {
-        scheduler = new Scheduler("test-close", 1, 1, Scheduler.IDLE);
+        scheduler = new Scheduler("test-close", 1, 1, Timing.IDLE);
         CountDownLatch blocking = new CountDownLatch(1);
         scheduler.run(
                 () -> {

@@ -281,15 +281,15 @@ class VirtualTimeTest {
         holder.faults()
                 .beforeSend("UpdateItem", () -> renewalsSent.add(holderClock.nanoTime()), Integer.MAX_VALUE)
                 .beforeSend("GetItem", () -> readsSent.add(holderClock.nanoTime()), Integer.MAX_VALUE)
-                .loseReply("UpdateItem", LeaseKeeper.MAX_UNANSWERED);
+                .loseReply("UpdateItem", Timing.MAX_UNANSWERED);
 
         Duration step = Duration.ofMillis(10);
-        while (readsSent.isEmpty() || renewalsSent.size() <= LeaseKeeper.MAX_UNANSWERED) {
+        while (readsSent.isEmpty() || renewalsSent.size() <= Timing.MAX_UNANSWERED) {
             holderClock.advance(step);
         }
 
-        long lastUnanswered = renewalsSent.get(LeaseKeeper.MAX_UNANSWERED - 1);
-        long next = renewalsSent.get(LeaseKeeper.MAX_UNANSWERED);
+        long lastUnanswered = renewalsSent.get(Timing.MAX_UNANSWERED - 1);
+        long next = renewalsSent.get(Timing.MAX_UNANSWERED);
         assertThat(readsSent.get(0) - lastUnanswered)
                 .as("the read came after a retry's pause")
                 .isPositive();
