@@ -17,7 +17,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -125,7 +127,7 @@ public final class LocksEndpoint {
 
     /**
      * Steps down from a leadership ({@link LeaderRunner#yieldAsync(String)}) and waits for the release at most {@link
-     * #STEP_DOWN_WAIT}.
+     * #STEP_DOWN_WAIT}; an interrupted request answers at once, with its interrupt kept.
      *
      * @param name the name of the leadership
      * @return the leadership's status: 200 once the lease is released, 202 while calls in flight still hold it; a
@@ -136,14 +138,21 @@ public final class LocksEndpoint {
         if (runner == null || runner.status(name).isEmpty()) {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
         }
-        boolean released = runner.yieldAsync(name)
-                .toCompletableFuture()
-                .handle((done, error) -> true) // a step-down does not fail; the status tells where it stands
-                .completeOnTimeout(false, STEP_DOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS)
-                .join();
-        int code = released ? WebEndpointResponse.STATUS_OK : STATUS_ACCEPTED;
+        int code = WebEndpointResponse.STATUS_OK;
+        try {
+            runner.yieldAsync(name)
+                    .toCompletableFuture()
+                    .handle((done, error) -> null) // a step-down does not fail; the status tells where it stands
+                    .get(STEP_DOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            code = STATUS_ACCEPTED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the request thread is wanted elsewhere: answer at once
+            code = STATUS_ACCEPTED;
+        }
+        int status = code;
         return runner.status(name)
-                .map(leadership -> new WebEndpointResponse<>(LeaderDescriptor.of(leadership), code))
+                .map(leadership -> new WebEndpointResponse<>(LeaderDescriptor.of(leadership), status))
                 .orElseGet(() -> new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND));
     }
 

@@ -39,17 +39,6 @@ final class DurationProperties {
                 properties.getLeader().getShutdownTimeout());
     }
 
-    /** A lease-scale duration property that must be more than zero. */
-    static Duration positive(Environment environment, String property, Duration value) {
-        requireUnit(environment, property);
-        if (value == null || value.isNegative() || value.isZero()) {
-            throw new LockTableConfigurationException(
-                    property + " is " + value + "; it must be more than zero.",
-                    "Set " + property + " to a positive duration, such as 2s, or leave it unset for its default.");
-        }
-        return value;
-    }
-
     /** A lease-scale duration property that must be zero or more. */
     static Duration notNegative(Environment environment, String property, Duration value) {
         requireUnit(environment, property);

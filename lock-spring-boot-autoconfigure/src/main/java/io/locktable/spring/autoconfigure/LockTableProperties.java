@@ -203,8 +203,9 @@ public final class LockTableProperties {
         private Duration timeout = Duration.ofSeconds(2);
 
         /**
-         * How long requests or a leadership must keep failing before the indicator reports DOWN; until then it is UP
-         * with the error. A number without a unit is in seconds; one of 1000 or more stops startup.
+         * How long failures (requests, renewals, a leadership's acquires) must keep coming, without an answer in
+         * between, before the indicator reports DOWN; until then it is UP with the error. A number without a unit is
+         * in seconds; one of 1000 or more stops startup.
          */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration downAfter = Duration.ofSeconds(30);

@@ -5,9 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.locktable.Lease;
 import io.locktable.LeaseEnd;
+import io.locktable.LockTable;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.LockedRun;
+import io.locktable.spring.actuate.LocksEndpoint;
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.FaultInjector;
@@ -116,6 +118,36 @@ class ReactiveLeaderOnlyTest {
                     .isNotNull();
             stepDown.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS);
             assertThat(leaders.isLeader("sweeper")).isFalse();
+        });
+    }
+
+    @Test
+    void anInterruptedStepDownRequestAnswersAtOnceAndKeepsTheInterrupt() throws Exception {
+        runner.withBean(Jobs.class).run(context -> {
+            LeaderRunner leaders = context.getBean(LeaderRunner.class);
+            Jobs jobs = context.getBean(Jobs.class);
+            await().atMost(WITHIN).until(() -> leaders.isLeader("sweeper"));
+            CompletableFuture<Long> mono = jobs.mono().toFuture();
+            await().atMost(MARGIN).until(() -> jobs.calls() == 1);
+            LocksEndpoint endpoint = new LocksEndpoint(context.getBean(LockTable.class), leaders);
+
+            Thread.currentThread().interrupt(); // as a server interrupts its request threads when it stops
+            long started = System.nanoTime();
+            int status;
+            boolean interrupted;
+            try {
+                status = endpoint.stepDown("sweeper").getStatus();
+            } finally {
+                interrupted = Thread.interrupted();
+            }
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+            assertThat(took).as("no wait once interrupted").isLessThan(LocksEndpoint.STEP_DOWN_WAIT.dividedBy(2));
+            assertThat(status).as("the call in flight still holds the lease").isEqualTo(202);
+            assertThat(interrupted).as("the interrupt is kept for the caller").isTrue();
+            jobs.finish().complete("done");
+            assertThat(mono.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isNotNull();
+            await().atMost(MARGIN).until(() -> !leaders.isLeader("sweeper"));
         });
     }
 
