@@ -9,6 +9,7 @@ import io.locktable.spring.actuate.LockObservations;
 import io.locktable.spring.actuate.LockedRunObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -40,14 +41,19 @@ public final class LockTableObservationAutoConfiguration {
             ObjectProvider<LeaderTermObservationConvention> terms,
             ObjectProvider<LeaderRunner> leaderRunner,
             ObjectProvider<LockedRuns> lockedRuns) {
-        LockObservations observations = new LockObservations(
+        return new LockObservations(
                 observationRegistry,
                 acquires.getIfUnique(),
                 runs.getIfUnique(),
                 terms.getIfUnique(),
                 leaderRunner::getIfUnique,
                 lockedRuns::getIfUnique);
-        lockedRuns.ifUnique(r -> r.observer(observations));
-        return observations;
+    }
+
+    /** The {@code @LockedRun} calls are observed by the context's {@code LockObservations}, ours or the application's. */
+    @Bean
+    SmartInitializingSingleton lockObservationsOfLockedRuns(
+            ObjectProvider<LockObservations> observations, ObjectProvider<LockedRuns> lockedRuns) {
+        return () -> lockedRuns.ifUnique(runs -> observations.ifUnique(runs::observer));
     }
 }

@@ -317,13 +317,19 @@ class LockObservationsTest {
         runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LockObservations.class));
         bare.withClassLoader(new FilteredClassLoader("io.micrometer.observation"))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LockObservations.class));
-        LockObservations mine =
-                new LockObservations(ObservationRegistry.NOOP, null, null, null, () -> null, () -> null);
+        TestObservationRegistry mineRecords = TestObservationRegistry.create();
+        LockObservations mine = new LockObservations(mineRecords, null, null, null, () -> null, () -> null);
         runner.withBean(ObservationRegistry.class, TestObservationRegistry::create)
                 .withBean("mine", LockObservations.class, () -> mine)
                 .run(context -> {
                     assertThat(context).getBean(LockObservations.class).isSameAs(mine);
                     assertThat(context).hasSingleBean(LockedRuns.class);
+                    assertThat(context.getBean(Reports.class).byRegion("eu")).isPresent();
+                    TestObservationRegistryAssert.assertThat(mineRecords)
+                            .as("the application's observer observes the runs")
+                            .hasObservationWithNameEqualTo(DefaultLockedRunObservationConvention.NAME)
+                            .that()
+                            .hasBeenStopped();
                 });
     }
 
