@@ -464,7 +464,10 @@ public final class Leadership implements AutoCloseable {
     private void finish(@Nullable Throwable error) {
         synchronized (state) {
             if (current != null) {
-                return; // its lease's end finishes it
+                // its lease's end finishes it: a stop's release that came before the term heard its lease's end
+                // (the work done at once) left it to that end, which must not wait for this call any more
+                releasingToStop = false;
+                return;
             }
             stopping = true;
             nextAttempt = null;

@@ -283,6 +283,38 @@ class AsyncApiTest {
         assertThat(table.tryAcquire(name, LEASE)).as("handed on").isPresent();
     }
 
+    /**
+     * Work that is done at once ends the run while its term is still starting: the run's stop releases the lease
+     * before the term has heard how its lease ends, and the run must complete all the same (it hung now and then).
+     */
+    @Test
+    void workThatIsDoneAtOnceEndsTheRunEveryTime() throws Exception {
+        LockTable table = LockTable.inMemory(
+                        "AsyncDone-" + UUID.randomUUID().toString().substring(0, 8))
+                .build();
+        opened.add(table);
+        for (int run = 0; run < 200; run++) {
+            CompletableFuture<Void> leading =
+                    table.runAsLeaderAsync(name, LEASE, lease -> CompletableFuture.completedFuture(null));
+            assertThat(leading).as("run %d ends", run).succeedsWithin(Duration.ofSeconds(PROMPTLY_SECONDS));
+            assertThat(table.heldLeases()).as("run %d released its lease", run).isEmpty();
+        }
+        Thread blocking = new Thread(() -> {
+            for (int run = 0; run < 200; run++) {
+                try {
+                    table.runAsLeader(name, LEASE, lease -> {});
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }
+        });
+        blocking.start();
+        blocking.join(Duration.ofSeconds(30).toMillis());
+        assertThat(blocking.isAlive())
+                .as("200 blocking runs of work done at once returned")
+                .isFalse();
+    }
+
     @Test
     void workThatFailsOnItsOwnReleasesTheLeaseAndTheRunFailsTheSameWay() throws Exception {
         LockTable table = table(waiterStore);
