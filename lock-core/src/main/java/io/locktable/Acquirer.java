@@ -18,6 +18,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -35,6 +36,9 @@ import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 final class Acquirer {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
+
+    /** The ids of acquires for the listeners: unique in the JVM, so a listener of several tables can match by id. */
+    private static final AtomicLong ACQUIRE_IDS = new AtomicLong();
 
     /** The result of one attempt. */
     sealed interface Attempt permits Acquired, Busy {}
@@ -62,6 +66,9 @@ final class Acquirer {
     /** One waiting acquire between its attempts, blocking or not. */
     static final class Waiting {
         final String name;
+        /** The id its events carry; 0 for an attempt that tryAcquire reports. */
+        final long id;
+
         final Duration lease;
         final long maxWaitNanos;
         final long startNanos;
@@ -75,12 +82,14 @@ final class Acquirer {
 
         private Waiting(
                 String name,
+                long id,
                 Duration lease,
                 long maxWaitNanos,
                 long startNanos,
                 Handover.Waiter waiter,
                 boolean reportsOutcome) {
             this.name = name;
+            this.id = id;
             this.lease = lease;
             this.maxWaitNanos = maxWaitNanos;
             this.startNanos = startNanos;
@@ -127,18 +136,18 @@ final class Acquirer {
 
     /** One attempt, for {@link LockTable#tryAcquire}: empty if another holder has the lock. */
     Optional<Lease> tryAcquire(String name, Duration lease) {
-        listeners.onAcquireStarted(name);
+        long id = started(name);
         long start = clock.nanoTime();
         try {
             Attempt attempt = attempt(name, lease, Long.MAX_VALUE);
             if (attempt instanceof Acquired acquired) {
-                finished(name, acquired.lease(), start, false);
+                finished(name, id, outcomeOf(acquired.lease()), start, false);
                 return Optional.of(acquired.lease());
             }
-            finished(name, AcquireOutcome.BUSY, start, false);
+            finished(name, id, AcquireOutcome.BUSY, start, false);
             return Optional.empty();
         } catch (RuntimeException e) {
-            finished(name, AcquireOutcome.ERROR, start, false);
+            finished(name, id, AcquireOutcome.ERROR, start, false);
             throw e;
         }
     }
@@ -181,8 +190,8 @@ final class Acquirer {
      * @param onWake for a waiter that holds no thread: run (without blocking) when a handover or the close wakes it
      */
     Waiting startWaiting(String name, Duration lease, long maxWaitNanos, @Nullable Runnable onWake) {
-        listeners.onAcquireStarted(name);
-        return new Waiting(name, lease, maxWaitNanos, clock.nanoTime(), handover.enlist(name, onWake), true);
+        long id = started(name);
+        return new Waiting(name, id, lease, maxWaitNanos, clock.nanoTime(), handover.enlist(name, onWake), true);
     }
 
     /**
@@ -190,7 +199,7 @@ final class Acquirer {
      * must not block).
      */
     Waiting startAttempt(String name, Duration lease, Runnable onClose) {
-        return new Waiting(name, lease, 0, clock.nanoTime(), handover.enlistForClose(name, onClose), false);
+        return new Waiting(name, 0, lease, 0, clock.nanoTime(), handover.enlistForClose(name, onClose), false);
     }
 
     /** A waiting acquire ended, however; one without an outcome yet reports {@link AcquireOutcome#CANCELLED}. */
@@ -277,25 +286,26 @@ final class Acquirer {
         return closedWhileAcquiring(waiting.name);
     }
 
-    /**
-     * One attempt of a {@link Leadership}, never waiting.
-     *
-     * @param starts whether it starts an acquire: the first of a contention or the first after a failure
-     */
-    Attempt attemptForLeader(String name, Duration lease, boolean starts) {
-        if (starts) listeners.onAcquireStarted(name);
+    /** An acquire starts: the listeners hear it. {@return its id, for its finish} */
+    long started(String name) {
+        long id = ACQUIRE_IDS.incrementAndGet();
+        listeners.onAcquireStarted(name, id);
+        return id;
+    }
+
+    /** One attempt of a {@link Leadership}, never waiting; the first of an acquire follows {@link #started}. */
+    Attempt attemptForLeader(String name, Duration lease) {
         checkOpen(name);
         return attempt(name, lease, Long.MAX_VALUE);
     }
 
-    /** A leadership's contention ended with a term: the acquire is measured from its first attempt. */
-    void leaderAcquired(String name, Lease lease, long sinceNanos, boolean waited) {
-        finished(name, lease, sinceNanos, waited);
-    }
-
-    /** A leadership's attempt failed. */
-    void leaderAcquireFailed(String name, long sinceNanos, boolean waited) {
-        finished(name, AcquireOutcome.ERROR, sinceNanos, waited);
+    /**
+     * A leadership's acquire ended: with a term, or an error. It is measured from its first attempt.
+     *
+     * @param lease the term's lease, or null if the attempt failed
+     */
+    void leaderAcquireFinished(String name, long id, @Nullable Lease lease, long sinceNanos, boolean waited) {
+        finished(name, id, lease == null ? AcquireOutcome.ERROR : outcomeOf(lease), sinceNanos, waited);
     }
 
     /** The table closes: every waiting acquire wakes, and ends on finding the table closed. */
@@ -353,7 +363,7 @@ final class Acquirer {
     /** A waiting acquire's outcome goes to the listeners once: the first to end it reports it. */
     private void ended(Waiting waiting, AcquireOutcome outcome) {
         if (waiting.reportsOutcome && waiting.ended.compareAndSet(false, true)) {
-            finished(waiting.name, outcome, waiting.startNanos, waiting.waited);
+            finished(waiting.name, waiting.id, outcome, waiting.startNanos, waiting.waited);
         }
     }
 
@@ -361,12 +371,8 @@ final class Acquirer {
         return lease.tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED;
     }
 
-    private void finished(String name, Lease lease, long startNanos, boolean waited) {
-        finished(name, outcomeOf(lease), startNanos, waited);
-    }
-
-    private void finished(String name, AcquireOutcome outcome, long startNanos, boolean waited) {
-        listeners.onAcquireFinished(name, outcome, Duration.ofNanos(clock.nanoTime() - startNanos), waited);
+    private void finished(String name, long id, AcquireOutcome outcome, long startNanos, boolean waited) {
+        listeners.onAcquireFinished(name, id, outcome, Duration.ofNanos(clock.nanoTime() - startNanos), waited);
     }
 
     /**

@@ -59,6 +59,7 @@ public final class Leadership implements AutoCloseable {
     private volatile @Nullable Failure lastFailure;
     private long contendingSinceNanos; // touched by one attempt at a time
     private int attempts; // touched by one attempt at a time
+    private long acquireId; // touched by one attempt at a time: the listeners' id of the acquire under way
 
     private record Failure(Throwable error, Instant at) {}
 
@@ -325,7 +326,10 @@ public final class Leadership implements AutoCloseable {
         attempts++;
         Acquirer.Attempt attempt;
         try {
-            attempt = table.acquirer().attemptForLeader(name, leaseDuration, attempts == 1 || failuresInRow > 0);
+            if (attempts == 1 || failuresInRow > 0) {
+                acquireId = table.acquirer().started(name);
+            }
+            attempt = table.acquirer().attemptForLeader(name, leaseDuration);
         } catch (RuntimeException | Error e) {
             failedAttempt(e);
             return;
@@ -339,7 +343,8 @@ public final class Leadership implements AutoCloseable {
             failuresInRow = 0;
         }
         if (attempt instanceof Acquirer.Acquired acquired) {
-            table.acquirer().leaderAcquired(name, acquired.lease(), contendingSinceNanos, attempts > 1);
+            table.acquirer()
+                    .leaderAcquireFinished(name, acquireId, acquired.lease(), contendingSinceNanos, attempts > 1);
             termStarted(acquired.lease());
         } else {
             Acquirer.Busy busy = (Acquirer.Busy) attempt;
@@ -357,7 +362,7 @@ public final class Leadership implements AutoCloseable {
             finish(null);
             return;
         }
-        table.acquirer().leaderAcquireFailed(name, contendingSinceNanos, attempts > 1);
+        table.acquirer().leaderAcquireFinished(name, acquireId, null, contendingSinceNanos, attempts > 1);
         boolean isTransient = error instanceof RuntimeException runtime && LockStore.isTransient(runtime);
         if (!isTransient && retryAfterError == null) {
             log.error("Leadership of lock '{}' in table '{}' ended: {}", name, table.tableName(), error.toString());

@@ -79,13 +79,14 @@ final class Listeners implements LockTableListener {
     }
 
     @Override
-    public void onAcquireStarted(String name) {
-        each(l -> l.onAcquireStarted(name));
+    public void onAcquireStarted(String name, long acquireId) {
+        each(l -> l.onAcquireStarted(name, acquireId));
     }
 
     @Override
-    public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
-        each(l -> l.onAcquireFinished(name, outcome, elapsed, waited));
+    public void onAcquireFinished(
+            String name, long acquireId, AcquireOutcome outcome, Duration elapsed, boolean waited) {
+        each(l -> l.onAcquireFinished(name, acquireId, outcome, elapsed, waited));
     }
 
     @Override

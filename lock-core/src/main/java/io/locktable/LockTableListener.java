@@ -39,27 +39,46 @@ public interface LockTableListener {
     default void onBusy(String name, LockRecord holder) {}
 
     /**
-     * A call of {@code tryAcquire} or {@code acquire} started, or a leadership began to contend (its first attempt, or
-     * the first after a failure). At most one {@link #onAcquireFinished(String, AcquireOutcome, Duration, boolean)
-     * onAcquireFinished} of the name follows: exactly one for {@code tryAcquire} and {@code acquire} (unless the table
-     * closes), none for a leadership stopped while it contends. Calls of one name may overlap.
+     * A call of {@code tryAcquire}, {@code acquire}, their async forms or {@code runLocked} started, or a leadership
+     * began to contend (its first attempt, or the first after a failure). At most one {@link
+     * #onAcquireFinished(String, long, AcquireOutcome, Duration, boolean) onAcquireFinished} with the same id follows:
+     * exactly one for the calls (unless the table closes), none for a leadership stopped while it contends. Calls of
+     * one name may overlap and finish in any order: the id tells them apart. The table calls this method; the default
+     * calls {@link #onAcquireStarted(String)}.
+     *
+     * @param name the lock
+     * @param acquireId identifies this acquire: its finish carries the same id, no other acquire in this JVM has it
+     */
+    default void onAcquireStarted(String name, long acquireId) {
+        onAcquireStarted(name);
+    }
+
+    /**
+     * An acquire finished. The table calls this method; the default calls {@link #onAcquireFinished(String,
+     * AcquireOutcome, Duration, boolean)}.
+     *
+     * @param name the lock
+     * @param acquireId the id its {@link #onAcquireStarted(String, long) start} carried
+     * @param outcome how it ended
+     * @param elapsed how long the call took, on the monotonic clock
+     * @param waited true if it found the lock held and waited for a later attempt (then its time says nothing about
+     *     DynamoDB)
+     */
+    default void onAcquireFinished(
+            String name, long acquireId, AcquireOutcome outcome, Duration elapsed, boolean waited) {
+        onAcquireFinished(name, outcome, elapsed, waited);
+    }
+
+    /**
+     * {@link #onAcquireStarted(String, long)} without the id, for a listener that need not match starts to finishes.
      *
      * @param name the lock
      */
     default void onAcquireStarted(String name) {}
 
     /**
-     * A call of {@code tryAcquire} or {@code acquire} finished.
-     *
-     * @param name the lock
-     * @param outcome how it ended
-     * @param elapsed how long the call took, on the monotonic clock
-     */
-    default void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {}
-
-    /**
-     * {@link #onAcquireFinished(String, AcquireOutcome, Duration)}, telling whether the call waited for a holder (then
-     * its time says nothing about DynamoDB). The default calls the method without it.
+     * {@link #onAcquireFinished(String, long, AcquireOutcome, Duration, boolean)} without the id; the default calls
+     * {@link #onAcquireFinished(String, AcquireOutcome, Duration)}.
      *
      * @param name the lock
      * @param outcome how it ended
@@ -69,6 +88,15 @@ public interface LockTableListener {
     default void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
         onAcquireFinished(name, outcome, elapsed);
     }
+
+    /**
+     * {@link #onAcquireFinished(String, long, AcquireOutcome, Duration, boolean)} without the id and {@code waited}.
+     *
+     * @param name the lock
+     * @param outcome how it ended
+     * @param elapsed how long the call took, on the monotonic clock
+     */
+    default void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {}
 
     /** @param lease a lease that was renewed */
     default void onRenewed(Lease lease) {}

@@ -12,9 +12,6 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -34,9 +31,8 @@ import org.springframework.context.ApplicationListener;
  *
  * <p>A run's observation starts on the caller's thread and is current while the body runs, so the body's spans
  * nest under it (a run whose work ends later, such as a future, has no scope). An acquire is heard from the table's
- * events, which come a moment later on its event thread: in a trace it is a span of its own. The events do not say
- * which start a finish belongs to, so a finish stops the open observation of its name that started closest to its
- * own start (exact for one call of a name at a time). Thread-safe.
+ * events, which come a moment later on its event thread: in a trace it is a span of its own. A finish stops the
+ * observation of the start with its id, so calls of one name that overlap each get their own. Thread-safe.
  */
 public final class LockObservations
         implements LockTableListener, LockedRunObserver, ApplicationListener<ApplicationEvent>, DisposableBean {
@@ -51,7 +47,7 @@ public final class LockObservations
     private final @Nullable LeaderTermObservationConvention terms;
     private final Supplier<@Nullable LeaderRunner> runner;
     private final Supplier<@Nullable LockedRuns> lockedRuns;
-    private final Map<String, List<Open>> openAcquires = new ConcurrentHashMap<>();
+    private final Map<Long, Open> openAcquires = new ConcurrentHashMap<>();
     private final Map<String, Observation> openTerms = new ConcurrentHashMap<>();
 
     /**
@@ -89,31 +85,19 @@ public final class LockObservations
     }
 
     @Override
-    public void onAcquireStarted(String name) {
+    public void onAcquireStarted(String name, long acquireId) {
         LockObservationContext context = new LockObservationContext(
                 Kind.ACQUIRE, name, LockTableMetrics.tagOf(runner.get(), lockedRuns.get(), name), 0);
-        Open open = new Open(start(acquires, ACQUIRES, context), context, System.nanoTime());
-        openAcquires.compute(name, (n, list) -> {
-            List<Open> all = list == null ? new ArrayList<>() : list;
-            all.add(open);
-            return all;
-        });
+        openAcquires.put(acquireId, new Open(start(acquires, ACQUIRES, context), context));
     }
 
     @Override
-    public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
-        long startedAt = System.nanoTime() - elapsed.toNanos();
-        Open[] finished = new Open[1];
-        openAcquires.computeIfPresent(name, (n, list) -> {
-            finished[0] = list.stream()
-                    .min(Comparator.comparingLong(o -> Math.abs(o.startedNanos() - startedAt)))
-                    .orElseThrow();
-            list.remove(finished[0]);
-            return list.isEmpty() ? null : list;
-        });
-        if (finished[0] != null) { // else it started before this observer heard the table
-            finished[0].context().outcome(outcome);
-            finished[0].observation().stop();
+    public void onAcquireFinished(
+            String name, long acquireId, AcquireOutcome outcome, Duration elapsed, boolean waited) {
+        Open finished = openAcquires.remove(acquireId);
+        if (finished != null) { // else it started before this observer heard the table
+            finished.context().outcome(outcome);
+            finished.observation().stop();
         }
     }
 
@@ -167,9 +151,9 @@ public final class LockObservations
     public void destroy() {
         openTerms.values().forEach(Observation::stop);
         openTerms.clear();
-        openAcquires.values().forEach(open -> open.forEach(o -> o.observation().stop()));
+        openAcquires.values().forEach(open -> open.observation().stop());
         openAcquires.clear();
     }
 
-    private record Open(Observation observation, LockObservationContext context, long startedNanos) {}
+    private record Open(Observation observation, LockObservationContext context) {}
 }

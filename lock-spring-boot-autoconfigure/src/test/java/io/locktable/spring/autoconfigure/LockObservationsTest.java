@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.locktable.AcquireOutcome;
 import io.locktable.Lease;
 import io.locktable.LockTable;
 import io.locktable.LockTableListener;
@@ -30,10 +31,13 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -243,6 +247,101 @@ class LockObservationsTest {
                     .as("the patient wait, from its own start")
                     .isGreaterThanOrEqualTo(1_900.0);
         });
+    }
+
+    /**
+     * Two waiting acquires of one name start at once (within the event thread's delay of each other, where their
+     * times could not tell them apart) and finish in the other order: each finish stops its own start's observation.
+     */
+    @Test
+    void asyncAcquiresOfOneNameStartedTogetherEachGetTheirOwnOutcomeAndDuration() {
+        List<Observation.Context> started = new CopyOnWriteArrayList<>();
+        Map<Observation.Context, Long> startedAt = new ConcurrentHashMap<>();
+        Map<Observation.Context, Long> tookNanos = new ConcurrentHashMap<>();
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public void onStart(Observation.Context context) {
+                started.add(context);
+                startedAt.put(context, System.nanoTime());
+            }
+
+            @Override
+            public void onStop(Observation.Context context) {
+                tookNanos.put(context, System.nanoTime() - startedAt.get(context));
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return isKind(context, Kind.ACQUIRE);
+            }
+        });
+        runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
+            LockTable locks = context.getBean(LockTable.class);
+            String name = "together-" + UUID.randomUUID();
+            try (LockTable other = other()) {
+                Lease held = other.tryAcquire(name, LEASE).orElseThrow();
+                CompletableFuture<Lease> patient = locks.acquireAsync(name, LEASE, WAIT);
+                CompletableFuture<Lease> hasty = locks.acquireAsync(name, LEASE, Duration.ofMillis(300));
+                assertThat(hasty)
+                        .failsWithin(WAIT)
+                        .withThrowableOfType(ExecutionException.class)
+                        .withCauseInstanceOf(TimeoutException.class);
+                Thread.sleep(700);
+                held.release();
+                patient.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).release();
+            }
+            await().atMost(WAIT).until(() -> tookNanos.size() == 2);
+            assertThat(started).hasSize(2);
+            Observation.Context patientContext = started.get(0);
+            Observation.Context hastyContext = started.get(1);
+            assertThat(patientContext.getLowCardinalityKeyValue("outcome").getValue())
+                    .isEqualTo("acquired");
+            assertThat(hastyContext.getLowCardinalityKeyValue("outcome").getValue())
+                    .isEqualTo("timeout");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(tookNanos.get(hastyContext)))
+                    .as("its own wait of 300 ms")
+                    .isBetween(200L, 900L);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(tookNanos.get(patientContext)))
+                    .as("the patient wait, until the release after 1 s")
+                    .isGreaterThanOrEqualTo(900L);
+        });
+    }
+
+    /** A finish is matched by its id alone: its elapsed time, here pointing at the other start, plays no part. */
+    @Test
+    void aFinishStopsTheObservationOfTheStartWithItsId() {
+        List<Observation.Context> started = new CopyOnWriteArrayList<>();
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public void onStart(Observation.Context context) {
+                started.add(context);
+            }
+
+            @Override
+            public void onStop(Observation.Context context) {
+                stopped.add(context);
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+        });
+        LockObservations observations = new LockObservations(registry, null, null, null, () -> null, () -> null);
+        observations.onAcquireStarted("job", 41);
+        observations.onAcquireStarted("job", 42);
+
+        observations.onAcquireFinished("job", 41, AcquireOutcome.ACQUIRED, Duration.ZERO, false);
+        observations.onAcquireFinished("job", 42, AcquireOutcome.BUSY, Duration.ofHours(1), false);
+        observations.onAcquireFinished("job", 43, AcquireOutcome.ERROR, Duration.ZERO, false); // not heard: ignored
+
+        assertThat(stopped).containsExactlyElementsOf(started);
+        assertThat(started)
+                .extracting(
+                        context -> context.getLowCardinalityKeyValue("outcome").getValue())
+                .containsExactly("acquired", "busy");
     }
 
     @Test
