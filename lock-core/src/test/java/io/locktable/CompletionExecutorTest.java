@@ -2,6 +2,7 @@ package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
@@ -170,6 +171,55 @@ class CompletionExecutorTest {
         assertThatThrownBy(() -> LockTable.inMemory(tableName).completionExecutor(null))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("completionExecutor");
+    }
+
+    @Test
+    void endSignalsCompleteOnTheEventThreadWhenATimerOrWorkerEndedTheLeaseOrTheElection() throws Exception {
+        CountDownLatch listening = new CountDownLatch(1); // each end waits until the test listens for it
+        ScriptedLockStore conflicting = new ScriptedLockStore()
+                .script(
+                        ScriptedLockStore.Op.ACQUIRE,
+                        new ScriptedLockStore.Meanwhile(() -> {
+                            awaitUninterruptibly(listening);
+                            throw new LockItemConflictException("elected", "scripted", "a foreign item");
+                        }),
+                        1);
+        try (LockTable table = LockTable.inMemory(tableName + "-ends")
+                        .completionExecutor(queued::add)
+                        .listener(new LockTableListener() {
+                            @Override
+                            public void onReleased(Lease lease) {
+                                awaitUninterruptibly(listening); // holds the event thread
+                            }
+                        })
+                        .build();
+                LockTable failing = LockTable.Builder.over(conflicting, "pk").build()) {
+            Lease delayed = table.tryAcquire("delayed", LEASE).orElseThrow();
+            CompletableFuture<String> delayedEnded = delayed.whenEnded().thenApply(end -> threadName());
+            delayed.releaseAfter(Duration.ofMillis(50)); // released by a worker
+            Leadership leading = table.lead("stepping", LEASE);
+            await().atMost(Duration.ofSeconds(5)).until(leading::isLeader);
+            CompletableFuture<String> termEnded =
+                    leading.lease().orElseThrow().whenEnded().thenApply(end -> threadName());
+            CompletableFuture<String> steppedDown = leading.stepDownAsync(LEASE).thenApply(ignored -> threadName());
+            Leadership failed = failing.lead("elected", LEASE);
+            CompletableFuture<String> stoppedOnError =
+                    failed.whenStopped().handle((ignored, error) -> threadName() + " " + error);
+            listening.countDown();
+
+            assertThat(delayedEnded.get(5, TimeUnit.SECONDS)).contains("-events-");
+            assertThat(termEnded.get(5, TimeUnit.SECONDS)).contains("-events-");
+            assertThat(steppedDown.get(5, TimeUnit.SECONDS)).contains("-events-");
+            assertThat(stoppedOnError.get(5, TimeUnit.SECONDS))
+                    .contains("-events-")
+                    .contains(LockItemConflictException.class.getName());
+            assertThat(queued).as("not on the completion executor").isEmpty();
+            leading.close();
+        }
+    }
+
+    private static String threadName() {
+        return Thread.currentThread().getName();
     }
 
     /** Records, on completion, whether the future completed inside the executor; it must not be done yet. */
