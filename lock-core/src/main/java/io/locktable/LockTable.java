@@ -934,17 +934,17 @@ public final class LockTable implements AutoCloseable {
         }
 
         /**
-         * Sets where the futures of the non-blocking calls complete: those of {@link LockTable#tryAcquireAsync}, {@link
-         * LockTable#acquireAsync} and {@link LockTable#runAsLeaderAsync}, whose work is called there too. Their
-         * non-async continuations ({@code thenApply}, {@code whenComplete}) run there. The default is the JDK's default
-         * asynchronous executor, the common {@code ForkJoinPool} (or a thread per task when it has one thread): an
-         * application that fills that pool with tasks waiting for locks would starve the completions they wait for, so
-         * give such an application an executor of its own. Never a thread of the table either way. The table does not
-         * shut it down; should it refuse a task, the completion falls back to the JDK's default (with a WARN).
+         * Sets where the futures of {@link LockTable#tryAcquireAsync}, {@link LockTable#acquireAsync} and {@link
+         * LockTable#runAsLeaderAsync} complete, and so where their continuations run; {@code runAsLeaderAsync} calls its
+         * work there too. The default is the JDK's default asynchronous executor, the common {@code ForkJoinPool}: an
+         * application that fills that pool with tasks waiting for locks starves the completions they wait for, so give
+         * it an executor of its own. The table does not shut it down; a task it refuses runs on the JDK's default (with
+         * a WARN).
          *
-         * <p>The end signals are not affected: {@link Lease#whenEnded()}, {@link Leadership#whenStopped()}, {@link
-         * Leadership#stopAsync()} and {@link Leadership#stepDownAsync} complete on the table's event thread, after the
-         * listeners heard that end, or on the caller's thread for an end the caller caused ({@link Lease#release()}).
+         * <p>The end signals keep their thread: {@link Lease#whenEnded()}, {@link Leadership#whenStopped()}, {@link
+         * Leadership#stopAsync()} and {@link Leadership#stepDownAsync} complete on the table's event thread after the
+         * listeners heard the end, or on the thread of a {@link Lease#release()} or {@link LockTable#close()} that
+         * caused it.
          *
          * <pre>{@code
          * LockTable locks = LockTable.builder(dynamoDbClient, "Shop", "pk")
