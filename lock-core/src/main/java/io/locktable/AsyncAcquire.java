@@ -4,6 +4,7 @@ import io.locktable.Scheduler.Workers;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
@@ -15,13 +16,14 @@ import org.jspecify.annotations.Nullable;
  * One call of {@link LockTable#acquireAsync} (or, by {@link #once}, {@link LockTable#tryAcquireAsync}): the waiting
  * acquire of {@link Acquirer#next} whose pauses hold no thread. Each attempt is a task on the workers, each pause one
  * on the timer; a handover cancels the pause, the table's close ends the wait. The caller's future completes on the
- * common pool, never on the table's threads; a lease won for a future cancelled meanwhile is released at once.
+ * table's completion executor, never on the table's threads; a lease won for a future cancelled meanwhile is released at once.
  */
 final class AsyncAcquire<T> {
 
     private final Acquirer acquirer;
     private final LockClock clock;
     private final Workers workers;
+    private final Executor completions;
     private final BooleanSupplier tableClosed;
     private final CompletableFuture<T> result = new CompletableFuture<>();
     /** How the attempt's lease is delivered: the lease itself, or the lease or empty for one attempt. */
@@ -40,6 +42,7 @@ final class AsyncAcquire<T> {
             Acquirer acquirer,
             LockClock clock,
             Workers workers,
+            Executor completions,
             BooleanSupplier tableClosed,
             String name,
             Duration lease,
@@ -49,6 +52,7 @@ final class AsyncAcquire<T> {
         this.acquirer = acquirer;
         this.clock = clock;
         this.workers = workers;
+        this.completions = completions;
         this.tableClosed = tableClosed;
         this.once = once;
         this.delivered = delivered;
@@ -66,12 +70,22 @@ final class AsyncAcquire<T> {
             Acquirer acquirer,
             LockClock clock,
             Workers workers,
+            Executor completions,
             BooleanSupplier tableClosed,
             String name,
             Duration lease,
             long maxWaitNanos) {
         return new AsyncAcquire<Lease>(
-                        acquirer, clock, workers, tableClosed, name, lease, maxWaitNanos, false, Optional::orElseThrow)
+                        acquirer,
+                        clock,
+                        workers,
+                        completions,
+                        tableClosed,
+                        name,
+                        lease,
+                        maxWaitNanos,
+                        false,
+                        Optional::orElseThrow)
                 .start();
     }
 
@@ -83,11 +97,12 @@ final class AsyncAcquire<T> {
             Acquirer acquirer,
             LockClock clock,
             Workers workers,
+            Executor completions,
             BooleanSupplier tableClosed,
             String name,
             Duration lease) {
         return new AsyncAcquire<Optional<Lease>>(
-                        acquirer, clock, workers, tableClosed, name, lease, 0, true, taken -> taken)
+                        acquirer, clock, workers, completions, tableClosed, name, lease, 0, true, taken -> taken)
                 .start();
     }
 
@@ -151,7 +166,7 @@ final class AsyncAcquire<T> {
             return;
         }
         end();
-        deliver(result, delivered.apply(taken), taken.orElse(null), clock, workers);
+        deliver(delivered.apply(taken), taken.orElse(null));
     }
 
     /** After a busy attempt: the timer queues the next one, unless a handover came meanwhile. */
@@ -257,24 +272,20 @@ final class AsyncAcquire<T> {
     }
 
     private void fail(Throwable error) {
-        completeExceptionally(result, error);
+        CompletableFuture.runAsync(() -> result.completeExceptionally(error), completions);
     }
 
     // ---- completing the caller's future off the table's threads
 
-    /** Completes {@code future} on the common pool; if it was completed already (cancelled), releases the lease. */
-    static <T> void deliver(
-            CompletableFuture<T> future, T value, @Nullable Lease lease, LockClock clock, Workers workers) {
-        CompletableFuture.runAsync(() -> {
-            if (!future.complete(value) && lease != null) {
-                release(lease, clock, workers);
-            }
-        });
-    }
-
-    /** Completes {@code future} with {@code error} on the JDK's default asynchronous executor. */
-    static void completeExceptionally(CompletableFuture<?> future, Throwable error) {
-        CompletableFuture.runAsync(() -> future.completeExceptionally(error));
+    /** Completes the caller's future on the completion executor; if it was cancelled, releases the lease. */
+    private void deliver(T value, @Nullable Lease lease) {
+        CompletableFuture.runAsync(
+                () -> {
+                    if (!result.complete(value) && lease != null) {
+                        release(lease, clock, workers);
+                    }
+                },
+                completions);
     }
 
     /** Releases a lease nobody will hear of, on a worker (or here, once the table is closed). */

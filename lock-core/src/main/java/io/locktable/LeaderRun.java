@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One call of {@link LockTable#runAsLeader} or {@link LockTable#runAsLeaderAsync} over a {@link Leadership}: one
  * algorithm, two entry points. Each term calls the work with the lease bound as {@link Lease#current()}: a blocking
- * work on a thread of its own, {@code locktable-leader-<name>}, an asynchronous one on the JDK's default asynchronous
+ * work on a thread of its own, {@code locktable-leader-<name>}, an asynchronous one on the table's completion
  * executor (user code never runs on the table's threads). The end of the term's lease interrupts that thread, or
  * cancels the work's stage, from the path that ended the lease; the next term's work is called only once the last
  * one's has stopped. Work that ends on its own while its lease is held ends the run: the election stops, releasing
@@ -89,16 +89,18 @@ final class LeaderRun {
         });
     }
 
-    /** For {@link LockTable#runAsLeaderAsync}: {@link #done} on the JDK's default asynchronous executor. */
+    /** For {@link LockTable#runAsLeaderAsync}: {@link #done} on the table's completion executor. */
     CompletableFuture<Void> result() {
         CompletableFuture<Void> result = new CompletableFuture<>();
-        done.whenCompleteAsync((value, error) -> {
-            if (error == null) {
-                result.complete(null);
-            } else {
-                result.completeExceptionally(error);
-            }
-        });
+        done.whenCompleteAsync(
+                (value, error) -> {
+                    if (error == null) {
+                        result.complete(null);
+                    } else {
+                        result.completeExceptionally(error);
+                    }
+                },
+                table.completions());
         result.whenComplete((value, error) -> {
             if (result.isCancelled()) {
                 end(false);
@@ -213,7 +215,8 @@ final class LeaderRun {
             if (blocking != null) {
                 return call();
             }
-            return CompletableFuture.supplyAsync(this::call).thenCompose(called -> called);
+            return CompletableFuture.supplyAsync(this::call, table.completions())
+                    .thenCompose(called -> called);
         }
 
         private CompletableFuture<@Nullable Void> call() {
@@ -272,8 +275,7 @@ final class LeaderRun {
         }
 
         /**
-         * Interrupts the work's thread at once, or cancels the work's stage on the JDK's default asynchronous
-         * executor: this runs on the path that ended the lease, and a cancel runs the stage's dependents (user code).
+         * Interrupts the work's thread at once, or cancels the work's stage on the table's completion executor: this runs on the path that ended the lease, and a cancel runs the stage's dependents (user code).
          */
         void stopWork() {
             CompletableFuture<?> future;
@@ -288,7 +290,7 @@ final class LeaderRun {
                     worker.interrupt();
                 }
             } else if (future != null) {
-                CompletableFuture.runAsync(() -> future.cancel(true));
+                CompletableFuture.runAsync(() -> future.cancel(true), table.completions());
             }
         }
     }

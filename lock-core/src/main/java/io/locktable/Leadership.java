@@ -217,7 +217,8 @@ public final class Leadership implements AutoCloseable {
     /**
      * {@return a future that completes once the election stopped, its lease released: after {@link #close()}, {@link
      * #stopAsync()}, the table's close or a release of the lease from outside; exceptionally when it ended on an error
-     * that is not transient (a missing table, a foreign item at the lock's key)}
+     * that is not transient (a missing table, a foreign item at the lock's key)} It completes as {@link
+     * Lease#whenEnded()} does: on the table's event thread, or on the thread that stopped an election without a lease.
      */
     public CompletableFuture<Void> whenStopped() {
         return stopped.copy();
@@ -465,7 +466,10 @@ public final class Leadership implements AutoCloseable {
         finish(null);
     }
 
-    /** Stops once, with the lease released: the table forgets it, and {@link #whenStopped()} completes. */
+    /**
+     * Stops once, with the lease released: the table forgets it, and {@link #whenStopped()} completes, on the event
+     * thread if an attempt on a worker decided it (the future runs the caller's continuations).
+     */
     private void finish(@Nullable Throwable error) {
         synchronized (state) {
             if (current != null) {
@@ -477,10 +481,17 @@ public final class Leadership implements AutoCloseable {
             stopping = true;
             nextAttempt = null;
         }
-        if (error == null) {
-            stopped.complete(null);
+        Runnable complete = () -> {
+            if (error == null) {
+                stopped.complete(null);
+            } else {
+                stopped.completeExceptionally(error);
+            }
+        };
+        if (Scheduler.onTimerOrWorker()) {
+            listeners.dispatchOrRun(complete);
         } else {
-            stopped.completeExceptionally(error);
+            complete.run();
         }
     }
 

@@ -210,7 +210,8 @@ public final class Lease implements AutoCloseable {
 
     /**
      * Completes when the lease ends, with why: on the caller's thread for an end it caused ({@link #release()}, a
-     * failed {@link #transactWrite}), otherwise on the table's event thread, never on one that renews leases.
+     * failed {@link #transactWrite}, the table's close), otherwise on the table's event thread after the listeners
+     * heard the end; never on one that renews leases, and not on the {@link LockTable.Builder#completionExecutor}.
      *
      * @return a future of the reason; it never completes exceptionally
      */

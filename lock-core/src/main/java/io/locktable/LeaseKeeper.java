@@ -305,7 +305,8 @@ final class LeaseKeeper {
 
     /**
      * Ends a lease once and announces it: the listeners' event after the lease's earlier ones, then {@link
-     * Lease#whenEnded()}, on the caller's thread if the caller ended it, else on the event thread.
+     * Lease#whenEnded()}, on the caller's thread if the caller ended it, else (a timer or worker ended it, for a
+     * delayed release or an election's) on the event thread.
      */
     private boolean end(Lease lease, LeaseEnd reason, boolean byCaller) {
         LeaseState state = lease.state();
@@ -322,7 +323,7 @@ final class LeaseKeeper {
         timer.remove(lease);
         fences.leave(lease.name());
         runEndHook(lease); // a leader's work is interrupted from here, never behind a listener on the event thread
-        if (byCaller) {
+        if (byCaller && !Scheduler.onTimerOrWorker()) {
             state.announceEnd();
         } else {
             listeners.dispatch(state::announceEnd);

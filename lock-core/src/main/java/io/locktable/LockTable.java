@@ -16,11 +16,15 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbAsyncTable;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
 import software.amazon.awssdk.enhanced.dynamodb.MappedTableResource;
@@ -61,6 +65,11 @@ import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
  */
 public final class LockTable implements AutoCloseable {
 
+    private static final Logger log = LoggerFactory.getLogger(LockTable.class);
+
+    /** The JDK's default asynchronous executor, that of {@code CompletableFuture.runAsync}: the default completions. */
+    private static final Executor JDK_ASYNC = new CompletableFuture<Void>().defaultExecutor();
+
     /** The shortest lease: below a second a lease cannot outlast the round trips and retries of its renewals. */
     public static final Duration MIN_LEASE_DURATION = Timing.MIN_LEASE;
 
@@ -84,6 +93,7 @@ public final class LockTable implements AutoCloseable {
     private final String owner = UUID.randomUUID().toString(); // random, so no two tables ever pick the same
     private final LockClock clock;
     private final Workers workers;
+    private final Executor completions;
     private final @Nullable AutoCloseable ownedClock;
     private final Listeners listeners;
     private final LeaseKeeper keeper;
@@ -101,6 +111,7 @@ public final class LockTable implements AutoCloseable {
         this.partitionKey = builder.partitionKey;
         this.sortKey = builder.sortKey;
         this.options = builder.options;
+        this.completions = builder.completions;
         List<LockTableListener> fixedListeners = List.copyOf(builder.listeners);
         Workers workers;
         if (builder.clock != null) {
@@ -355,8 +366,8 @@ public final class LockTable implements AutoCloseable {
 
     /**
      * {@link #tryAcquire} without blocking the caller: the attempt runs on a worker of the table. The future completes on
-     * the common {@code ForkJoinPool}, never on a thread of the table (with a {@link ManualLockClock}: where its {@link
-     * LockClock#execute} runs it). Cancelling before the attempt runs sends nothing; a lease won after a cancel is
+     * the {@link Builder#completionExecutor}, never on a thread of the table (with a {@link ManualLockClock}, the
+     * attempt runs where its {@link LockClock#execute} runs it). Cancelling before the attempt runs sends nothing; a lease won after a cancel is
      * released at once.
      *
      * @param name the name of the lock
@@ -369,7 +380,7 @@ public final class LockTable implements AutoCloseable {
      */
     public CompletableFuture<Optional<Lease>> tryAcquireAsync(String name, Duration leaseDuration) {
         checkArguments(name, leaseDuration);
-        return AsyncAcquire.once(acquirer, clock, workers, closed::get, name, leaseDuration);
+        return AsyncAcquire.once(acquirer, clock, workers, completions, closed::get, name, leaseDuration);
     }
 
     /**
@@ -384,13 +395,14 @@ public final class LockTable implements AutoCloseable {
      */
     public CompletableFuture<Lease> acquireAsync(String name, Duration leaseDuration) {
         checkArguments(name, leaseDuration);
-        return AsyncAcquire.waiting(acquirer, clock, workers, closed::get, name, leaseDuration, Long.MAX_VALUE);
+        return AsyncAcquire.waiting(
+                acquirer, clock, workers, completions, closed::get, name, leaseDuration, Long.MAX_VALUE);
     }
 
     /**
      * {@link #acquire(String, Duration, Duration)} without holding a thread while it waits: each attempt is a task on
      * the table's workers and each pause one on its timer, so thousands of waiters cost no thread each. The future
-     * completes on the common {@code ForkJoinPool}, never on a thread of the table. Cancelling ends the wait; a lease
+     * completes on the {@link Builder#completionExecutor}, never on a thread of the table. Cancelling ends the wait; a lease
      * won meanwhile is released at once, and a write whose answer never came is given back.
      *
      * <pre>{@code
@@ -418,12 +430,24 @@ public final class LockTable implements AutoCloseable {
             throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
         }
         return AsyncAcquire.waiting(
-                acquirer, clock, workers, closed::get, name, leaseDuration, Timing.saturatedNanos(maxWait));
+                acquirer,
+                clock,
+                workers,
+                completions,
+                closed::get,
+                name,
+                leaseDuration,
+                Timing.saturatedNanos(maxWait));
     }
 
     /** The table's acquires, for the attempts of a {@link Leadership}. */
     Acquirer acquirer() {
         return acquirer;
+    }
+
+    /** Where the futures of the non-blocking calls complete and {@link #runAsLeaderAsync}'s work is called. */
+    Executor completions() {
+        return completions;
     }
 
     /** The table's workers, for tasks that send requests. */
@@ -583,8 +607,8 @@ public final class LockTable implements AutoCloseable {
      * Leads on a lock as {@link #runAsLeader} does, with work that returns a stage instead of blocking a thread: no
      * thread waits while this process does not lead.
      *
-     * <p><b>A term.</b> For each term won, {@code work.apply(lease)} is called on the JDK's default asynchronous
-     * executor, never on the table's threads, with the lease bound as {@link Lease#current()} during the call (bind
+     * <p><b>A term.</b> For each term won, {@code work.apply(lease)} is called on the {@link
+     * Builder#completionExecutor}, never on the table's threads, with the lease bound as {@link Lease#current()} during the call (bind
      * it again in later stages with {@link Lease#callAsCurrent}). When the lease ends the work's stage is cancelled
      * ({@code toCompletableFuture().cancel(true)}) and, once it completed, the election contends again.
      *
@@ -603,7 +627,8 @@ public final class LockTable implements AutoCloseable {
      * @param leaseDuration how long a lease lasts without a renewal; about how long a crashed leader's work stays
      *     undone
      * @param work the work of one term: given the term's lease, returns a stage that completes when the work is done
-     * @return a future that completes as the work's stage did once the lease is released; exceptionally with {@code
+     * @return a future that completes, on the {@link Builder#completionExecutor}, as the work's stage did once the lease
+     *     is released; exceptionally with {@code
      *     NullPointerException} if the work returned null, {@link IllegalStateException} if the table closed while
      *     leading, or an error of the election that is not transient; cancelling it ends the leadership
      * @throws NullPointerException if the work is null
@@ -816,6 +841,7 @@ public final class LockTable implements AutoCloseable {
         private @Nullable LockClock clock;
         private @Nullable LockStore store;
         private int schedulerThreads = Timing.DEFAULT_WORKERS;
+        private Executor completions = JDK_ASYNC;
         private final List<LockTableListener> listeners = new ArrayList<>();
 
         private Builder(DynamoDbLockStore.Requests requests, String tableName, String partitionKey) {
@@ -904,6 +930,45 @@ public final class LockTable implements AutoCloseable {
          */
         public Builder clock(LockClock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * Sets where the futures of {@link LockTable#tryAcquireAsync}, {@link LockTable#acquireAsync} and {@link
+         * LockTable#runAsLeaderAsync} complete, and so where their continuations run; {@code runAsLeaderAsync} calls its
+         * work there too. The default is the JDK's default asynchronous executor, the common {@code ForkJoinPool}: an
+         * application that fills that pool with tasks waiting for locks starves the completions they wait for, so give
+         * it an executor of its own. The table does not shut it down; a task it refuses runs on the JDK's default (with
+         * a WARN).
+         *
+         * <p>The end signals keep their thread: {@link Lease#whenEnded()}, {@link Leadership#whenStopped()}, {@link
+         * Leadership#stopAsync()} and {@link Leadership#stepDownAsync} complete on the table's event thread after the
+         * listeners heard the end, or on the thread of a {@link Lease#release()} or {@link LockTable#close()} that
+         * caused it.
+         *
+         * <pre>{@code
+         * LockTable locks = LockTable.builder(dynamoDbClient, "Shop", "pk")
+         *         .completionExecutor(Executors.newVirtualThreadPerTaskExecutor()) // Java 21; or a pool of your own
+         *         .build();
+         * }</pre>
+         *
+         * @param executor runs the completions; it must not run them on the calling thread, which may be the table's
+         * @return this builder
+         * @throws NullPointerException if the executor is null
+         */
+        public Builder completionExecutor(Executor executor) {
+            Objects.requireNonNull(executor, "completionExecutor");
+            this.completions = task -> {
+                try {
+                    executor.execute(task);
+                } catch (RejectedExecutionException e) {
+                    log.warn(
+                            "The completionExecutor of lock table {} refused a completion; it runs on the JDK's"
+                                    + " default asynchronous executor",
+                            tableName);
+                    JDK_ASYNC.execute(task);
+                }
+            };
             return this;
         }
 

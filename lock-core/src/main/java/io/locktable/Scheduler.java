@@ -92,7 +92,7 @@ final class Scheduler implements LockClock, AutoCloseable {
     Scheduler(String threadNamePrefix, int baseWorkers, int maxWorkers, Duration idle) {
         this.idleNanos = idle.toNanos();
         this.extraIdleNanos = Math.min(Timing.EXTRA_KEEP_ALIVE.toNanos(), idleNanos);
-        this.timer = new ScheduledThreadPoolExecutor(1, daemons(threadNamePrefix + "-timer"));
+        this.timer = new ScheduledThreadPoolExecutor(1, daemons(threadNamePrefix + "-timer", true));
         timer.setRemoveOnCancelPolicy(true);
         timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         timer.setKeepAliveTime(idleNanos, TimeUnit.NANOSECONDS);
@@ -104,9 +104,9 @@ final class Scheduler implements LockClock, AutoCloseable {
                 idleNanos,
                 TimeUnit.NANOSECONDS,
                 new LinkedBlockingQueue<>(),
-                daemons(threadNamePrefix + "-events"));
+                daemons(threadNamePrefix + "-events", false));
         events.allowCoreThreadTimeOut(true);
-        this.workerThreads = daemons(threadNamePrefix + "-worker");
+        this.workerThreads = daemons(threadNamePrefix + "-worker", true);
         this.baseWorkers = baseWorkers;
         this.maxWorkers = Math.max(baseWorkers, maxWorkers);
     }
@@ -362,14 +362,26 @@ final class Scheduler implements LockClock, AutoCloseable {
         }
     }
 
+    /** Whether this is a timer or worker thread of a table, where no user code may run: not the event thread. */
+    static boolean onTimerOrWorker() {
+        return Thread.currentThread() instanceof TimerOrWorker;
+    }
+
     /** Names the threads and makes them daemons, so a lock table never keeps a JVM alive. */
-    private static ThreadFactory daemons(String prefix) {
+    private static ThreadFactory daemons(String prefix, boolean timerOrWorker) {
         AtomicInteger count = new AtomicInteger();
         return task -> {
-            Thread thread = new Thread(task, prefix + "-" + count.incrementAndGet());
+            String name = prefix + "-" + count.incrementAndGet();
+            Thread thread = timerOrWorker ? new TimerOrWorker(task, name) : new Thread(task, name);
             thread.setDaemon(true);
             return thread;
         };
+    }
+
+    private static final class TimerOrWorker extends Thread {
+        TimerOrWorker(Runnable task, String name) {
+            super(task, name);
+        }
     }
 
     /**

@@ -97,7 +97,8 @@
  * the library starts a thread: elections, releases at close and give-backs are tasks on these; only {@code
  * runAsLeader}'s work gets a thread per term, as user code never runs on the timer or a worker. The non-blocking
  * calls hold no thread while they wait: their futures complete, and {@code runAsLeaderAsync} calls its work, on the
- * JDK's default asynchronous executor (that of {@code CompletableFuture.runAsync}), for the same reason. Every
+ * builder's {@code completionExecutor}, by default the JDK's default asynchronous executor (that of {@code
+ * CompletableFuture.runAsync}), for the same reason. Every
  * request also carries the SDK's {@code apiCallTimeout}, whose tasks run on the SDK client's own scheduled executor
  * (5 threads, started by the first request with a timeout, shared by every user of the client): only that timeout
  * aborts the HTTP request of a hung socket read, which no interrupt ends.
