@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -48,6 +50,8 @@ public final class Leadership implements AutoCloseable {
     private final @Nullable Duration retryAfterError; // null: an error that is not transient ends the election
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Object state = new Object();
+    /** What follows each release queued on the workers ({@link #releaseOnWorker}), until it runs. */
+    private final Set<Runnable> releasing = ConcurrentHashMap.newKeySet();
 
     private @Nullable Lease current; // guarded by state
     private @Nullable Future<?> nextAttempt; // guarded by state: the timer's task of the next attempt
@@ -202,11 +206,17 @@ public final class Leadership implements AutoCloseable {
         return lease;
     }
 
-    /** Releases on a worker (on the caller once the table closed), then runs {@code then} after the term's end. */
+    /**
+     * Releases on a worker (on the caller once the table closed), then runs {@code then} after the term's end. A
+     * closing table's workers drop what they had queued: its close runs {@code then} instead ({@link #tableClosed}).
+     */
     private void releaseOnWorker(Lease lease, Runnable then) {
+        releasing.add(then);
         Runnable release = () -> {
             lease.release();
-            listeners.dispatchOrRun(then); // after the term listener's onTermEnded, queued by the release
+            if (releasing.remove(then)) {
+                listeners.dispatchOrRun(then); // after the term listener's onTermEnded, queued by the release
+            }
         };
         if (!table.workers().run(release, clock.nanoTime() + lease.durationNanos())) {
             release.run();
@@ -458,6 +468,11 @@ public final class Leadership implements AutoCloseable {
     /** The table closed: its workers and timer dropped what they had queued, so the election has stopped. */
     void tableClosed() {
         finish(null);
+        for (Runnable then : releasing) {
+            if (releasing.remove(then)) {
+                listeners.dispatchOrRun(then); // a step-down's future: its lease ended with the table
+            }
+        }
     }
 
     /** Stops once, with the lease released: the table forgets it, and {@link #whenStopped()} completes. */

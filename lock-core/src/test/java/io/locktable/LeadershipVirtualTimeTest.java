@@ -1,0 +1,87 @@
+package io.locktable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link Leadership} and {@link LockTable#runAsLeader} in virtual time, in memory: no engine, no timing. */
+class LeadershipVirtualTimeTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    private final ManualLockClock time = new ManualLockClock();
+    private final Workers workers = new Workers(time);
+    private final LockTable locks = LockTable.inMemory(
+                    "Leadership-" + UUID.randomUUID().toString().substring(0, 8))
+            .clock(workers)
+            .listener(new LockTableListener() {
+                @Override
+                public void onReleased(Lease lease) {
+                    workers.dropping = false; // the close ended the lease: its own release is sent
+                }
+            })
+            .build();
+
+    @AfterEach
+    void close() {
+        locks.close();
+    }
+
+    @Test
+    void aStepDownWhoseReleaseTheClosingTableDroppedCompletesWithTheClose() {
+        Leadership leadership = locks.lead("job", LEASE);
+        time.advance(Duration.ZERO);
+        assertThat(leadership.isLeader()).isTrue();
+
+        // the step-down's release and the close's stop queue on busy workers, which the close drops
+        workers.dropping = true;
+        CompletableFuture<Void> steppedDown = leadership.stepDownAsync(Duration.ofMinutes(1));
+        locks.close();
+
+        assertThat(steppedDown).succeedsWithin(Duration.ofSeconds(2));
+        assertThat(leadership.whenStopped()).isDone();
+    }
+
+    /** The clock's workers run each task on the calling thread, or drop it while {@link #dropping}. */
+    static final class Workers implements LockClock {
+        private final ManualLockClock clock;
+        volatile boolean dropping;
+
+        Workers(ManualLockClock clock) {
+            this.clock = clock;
+        }
+
+        @Override
+        public long nanoTime() {
+            return clock.nanoTime();
+        }
+
+        @Override
+        public Instant instant() {
+            return clock.instant();
+        }
+
+        @Override
+        public void sleep(long nanos) throws InterruptedException {
+            clock.sleep(nanos);
+        }
+
+        @Override
+        public Future<?> schedule(Runnable task, long delayNanos) {
+            return clock.schedule(task, delayNanos);
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            if (!dropping) {
+                task.run();
+            }
+        }
+    }
+}
