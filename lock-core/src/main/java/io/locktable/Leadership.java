@@ -376,8 +376,9 @@ public final class Leadership implements AutoCloseable {
         }
         lastFailure = new Failure(error, Instant.now());
         int inRow = ++failuresInRow;
-        long retryNanos =
-                isTransient || retryAfterError == null ? Timing.leaderRetry(leaseDuration) : retryAfterError.toNanos();
+        long retryNanos = isTransient || retryAfterError == null
+                ? Timing.leaderRetry(leaseDuration)
+                : Timing.saturatedNanos(retryAfterError); // one "forever" must not overflow
         String retry = "Leadership of lock '{}' in table '{}': acquire failed, trying again every {} until it works";
         if (inRow > 1) {
             log.debug("Leadership of lock '{}': acquire failed again ({} in a row): {}", name, inRow, error.toString());

@@ -2,8 +2,11 @@ package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.locktable.ScriptedLockStore.Meanwhile;
+import io.locktable.ScriptedLockStore.Op;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -46,6 +49,27 @@ class LeadershipVirtualTimeTest {
 
         assertThat(steppedDown).succeedsWithin(Duration.ofSeconds(2));
         assertThat(leadership.whenStopped()).isDone();
+    }
+
+    @Test
+    void anElectionWhoseRetryAfterErrorsIsTooLongToCountWaitsForItAndStillStops() {
+        ScriptedLockStore store = new ScriptedLockStore();
+        Runnable refuse = () -> {
+            throw new IllegalStateException("scripted: not a lock item");
+        };
+        store.script(Op.READ, new Meanwhile(refuse), 1).script(Op.ACQUIRE, new Meanwhile(refuse), 1);
+        try (LockTable scripted =
+                LockTable.Builder.over(store, "pk").clock(time).build()) {
+            Leadership leadership = scripted.lead("job", LEASE, lease -> {}, ChronoUnit.FOREVER.getDuration());
+            time.advance(Duration.ZERO);
+            assertThat(leadership.failuresInRow()).isOne();
+
+            leadership.stopAsync();
+
+            assertThat(leadership.whenStopped())
+                    .as("its retry was waiting: it stops at once")
+                    .isDone();
+        }
     }
 
     /** The clock's workers run each task on the calling thread, or drop it while {@link #dropping}. */
