@@ -1,7 +1,9 @@
 package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.locktable.ScriptedLockStore.Lost;
 import io.locktable.ScriptedLockStore.Meanwhile;
 import io.locktable.ScriptedLockStore.Op;
 import java.time.Duration;
@@ -9,7 +11,10 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -69,6 +74,65 @@ class LeadershipVirtualTimeTest {
             assertThat(leadership.whenStopped())
                     .as("its retry was waiting: it stops at once")
                     .isDone();
+        }
+    }
+
+    @Test
+    void anInterruptOfTheCallerInterruptsTheWorkOfALostTermThatANewTermWaitsFor() throws Exception {
+        ScriptedLockStore store = new ScriptedLockStore();
+        store.script(Op.RENEW, new Lost(), 1000); // every renewal is lost: each term expires after a lease
+        AtomicInteger interrupts = new AtomicInteger();
+        AtomicReference<Thread> firstWork = new AtomicReference<>();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        try (LockTable scripted =
+                LockTable.Builder.over(store, "pk").clock(time).build()) {
+            Thread caller = new Thread(() -> {
+                try {
+                    scripted.runAsLeader("job", LEASE, lease -> {
+                        firstWork.compareAndSet(null, Thread.currentThread());
+                        try {
+                            new CountDownLatch(1).await();
+                        } catch (InterruptedException lost) {
+                            interrupts.incrementAndGet(); // the lease was lost: it finishes up, interruptibly
+                        }
+                        try {
+                            new CountDownLatch(1).await();
+                        } catch (InterruptedException again) {
+                            interrupts.incrementAndGet();
+                            throw again;
+                        }
+                    });
+                } catch (Throwable e) {
+                    thrown.set(e);
+                }
+            });
+            caller.start();
+            await().atMost(Duration.ofSeconds(5)).until(() -> {
+                time.advance(Duration.ZERO);
+                return firstWork.get() != null;
+            });
+            Lease first = scripted.heldLeases().iterator().next();
+            for (int i = 0;
+                    i < 200 && (interrupts.get() == 0 || scripted.heldLeases().isEmpty());
+                    i++) {
+                time.advance(Duration.ofSeconds(1)); // the first term expires, a second one is won after a lease
+            }
+            assertThat(interrupts).hasValue(1);
+            assertThat(scripted.heldLeases()).singleElement().isNotSameAs(first);
+
+            caller.interrupt();
+
+            try {
+                await().atMost(Duration.ofSeconds(5))
+                        .untilAsserted(() -> assertThat(interrupts)
+                                .as("the first term's work is interrupted again")
+                                .hasValue(2));
+                caller.join(5_000);
+                assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+            } finally {
+                firstWork.get().interrupt();
+                firstWork.get().interrupt();
+            }
         }
     }
 
