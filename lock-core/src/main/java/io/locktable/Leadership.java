@@ -167,7 +167,8 @@ public final class Leadership implements AutoCloseable {
      *
      * @param coolDown how long this process stays out of the election; zero contends again at once
      * @return a future that completes once the lease is released and the term listener heard the term's end (at
-     *     once when this process did not lead), on the table's event thread
+     *     once when this process did not lead), on the table's event thread, or on the closing thread if the table
+     *     closed first
      * @throws IllegalArgumentException if the cool-down is negative
      * @throws NullPointerException if the cool-down is null
      */
