@@ -131,7 +131,7 @@ public final class Leadership implements AutoCloseable {
         return Optional.ofNullable(lastFailure).map(Failure::error);
     }
 
-    /** {@return when the {@link #lastError()} happened, on the wall clock; or empty} */
+    /** {@return when the {@link #lastError()} happened, on the table's {@link LockClock#instant()}; or empty} */
     public Optional<Instant> lastErrorAt() {
         return Optional.ofNullable(lastFailure).map(Failure::at);
     }
@@ -375,7 +375,7 @@ public final class Leadership implements AutoCloseable {
             finish(error);
             return;
         }
-        lastFailure = new Failure(error, Instant.now());
+        lastFailure = new Failure(error, clock.instant());
         int inRow = ++failuresInRow;
         long retryNanos = isTransient || retryAfterError == null
                 ? Timing.leaderRetry(leaseDuration)

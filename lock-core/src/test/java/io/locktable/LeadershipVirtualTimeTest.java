@@ -68,6 +68,7 @@ class LeadershipVirtualTimeTest {
             Leadership leadership = scripted.lead("job", LEASE, lease -> {}, ChronoUnit.FOREVER.getDuration());
             time.advance(Duration.ZERO);
             assertThat(leadership.failuresInRow()).isOne();
+            assertThat(leadership.lastErrorAt()).as("on the table's clock").contains(time.instant());
 
             leadership.stopAsync();
 
