@@ -41,6 +41,9 @@ final class LeaderRun {
 
     private @Nullable Leadership leadership; // set before the election starts
     private volatile @Nullable Term latest;
+    /** The term whose work was called last: it may run on after its lease was lost, while a newer term waits. */
+    private volatile @Nullable Term working;
+
     private CompletableFuture<?> lastWork = CompletableFuture.completedFuture(null); // guarded by this
 
     /** One of {@code blocking} and {@code async} is given. */
@@ -134,12 +137,16 @@ final class LeaderRun {
     private void end(boolean awaitWork) {
         over.set(true);
         Term term = latest;
+        Term called = working;
         CompletableFuture<?> work;
         synchronized (this) {
             work = lastWork;
         }
         if (term != null) {
             term.stopWork();
+        }
+        if (called != null && called != term) {
+            called.stopWork(); // a lost term's work that the newest term waits for
         }
         if (!awaitWork) {
             Objects.requireNonNull(leadership).stopAsync();
@@ -223,6 +230,7 @@ final class LeaderRun {
             if (over.get() || !lease.isHeld()) {
                 return CompletableFuture.completedFuture(null); // the election contends again, or has stopped
             }
+            working = this;
             CompletableFuture<?> future;
             Thread started = null;
             if (blocking != null) {

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -48,6 +50,8 @@ public final class Leadership implements AutoCloseable {
     private final @Nullable Duration retryAfterError; // null: an error that is not transient ends the election
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Object state = new Object();
+    /** What follows each release queued on the workers ({@link #releaseOnWorker}), until it runs. */
+    private final Set<Runnable> releasing = ConcurrentHashMap.newKeySet();
 
     private @Nullable Lease current; // guarded by state
     private @Nullable Future<?> nextAttempt; // guarded by state: the timer's task of the next attempt
@@ -128,7 +132,7 @@ public final class Leadership implements AutoCloseable {
         return Optional.ofNullable(lastFailure).map(Failure::error);
     }
 
-    /** {@return when the {@link #lastError()} happened, on the wall clock; or empty} */
+    /** {@return when the {@link #lastError()} happened, on the table's {@link LockClock#instant()}; or empty} */
     public Optional<Instant> lastErrorAt() {
         return Optional.ofNullable(lastFailure).map(Failure::at);
     }
@@ -164,7 +168,8 @@ public final class Leadership implements AutoCloseable {
      *
      * @param coolDown how long this process stays out of the election; zero contends again at once
      * @return a future that completes once the lease is released and the term listener heard the term's end (at
-     *     once when this process did not lead), on the table's event thread
+     *     once when this process did not lead), on the table's event thread, or on the closing thread if the table
+     *     closed first
      * @throws IllegalArgumentException if the cool-down is negative
      * @throws NullPointerException if the cool-down is null
      */
@@ -203,11 +208,17 @@ public final class Leadership implements AutoCloseable {
         return lease;
     }
 
-    /** Releases on a worker (on the caller once the table closed), then runs {@code then} after the term's end. */
+    /**
+     * Releases on a worker (on the caller once the table closed), then runs {@code then} after the term's end. A
+     * closing table's workers drop what they had queued: its close runs {@code then} instead ({@link #tableClosed}).
+     */
     private void releaseOnWorker(Lease lease, Runnable then) {
+        releasing.add(then);
         Runnable release = () -> {
             lease.release();
-            listeners.dispatchOrRun(then); // after the term listener's onTermEnded, queued by the release
+            if (releasing.remove(then)) {
+                listeners.dispatchOrRun(then); // after the term listener's onTermEnded, queued by the release
+            }
         };
         if (!table.workers().run(release, clock.nanoTime() + lease.durationNanos())) {
             release.run();
@@ -370,10 +381,11 @@ public final class Leadership implements AutoCloseable {
             finish(error);
             return;
         }
-        lastFailure = new Failure(error, Instant.now());
+        lastFailure = new Failure(error, clock.instant());
         int inRow = ++failuresInRow;
-        long retryNanos =
-                isTransient || retryAfterError == null ? Timing.leaderRetry(leaseDuration) : retryAfterError.toNanos();
+        long retryNanos = isTransient || retryAfterError == null
+                ? Timing.leaderRetry(leaseDuration)
+                : Timing.saturatedNanos(retryAfterError); // one "forever" must not overflow
         String retry = "Leadership of lock '{}' in table '{}': acquire failed, trying again every {} until it works";
         if (inRow > 1) {
             log.debug("Leadership of lock '{}': acquire failed again ({} in a row): {}", name, inRow, error.toString());
@@ -464,6 +476,11 @@ public final class Leadership implements AutoCloseable {
     /** The table closed: its workers and timer dropped what they had queued, so the election has stopped. */
     void tableClosed() {
         finish(null);
+        for (Runnable then : releasing) {
+            if (releasing.remove(then)) {
+                listeners.dispatchOrRun(then); // a step-down's future: its lease ended with the table
+            }
+        }
     }
 
     /**

@@ -152,7 +152,8 @@ public interface LockTableListener {
     default void onRequestFailed(String name, Exception error) {}
 
     /**
-     * An acquire of a leadership failed with a transient error; it contends again after a third of the lease.
+     * An acquire of a leadership failed with an error it retries: a transient one, after a third of the lease, or any
+     * error of an election started with a {@code retryAfterError}, after that.
      *
      * @param name the lock led on
      * @param error the error

@@ -83,8 +83,9 @@
  * <p><b>Leadership</b> is built on these steps, not beside them: a {@link io.locktable.Leadership} attempts (steps 2
  * to 4) as tasks on the table's timer and workers until it wins, holds the term's lease (step 5) and contends again
  * when it is lost; {@link io.locktable.Leadership#stepDown} releases by step 6 and sits out a cool-down. {@link
- * io.locktable.LockTable#runAsLeader} is a {@code Leadership} whose caller runs each term's work on a thread of the
- * work's own, interrupted by the path that ends the lease ({@code LeaderRun}).
+ * io.locktable.LockTable#runAsLeader} is a {@code Leadership} whose terms each run the work on a thread of the
+ * work's own, started once the last term's work stopped and interrupted by the path that ends the lease, while the
+ * caller waits ({@code LeaderRun}).
  *
  * <p>Every lease decision reads the monotonic clock of one {@link io.locktable.LockClock}; callbacks of users run on
  * the table's event thread, never on the threads that renew.
