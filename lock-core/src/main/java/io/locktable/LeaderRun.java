@@ -235,10 +235,17 @@ final class LeaderRun {
             Thread started = null;
             if (blocking != null) {
                 CompletableFuture<@Nullable Object> ended = new CompletableFuture<>();
-                started = new Thread(() -> lead(blocking, ended), "locktable-leader-" + name);
-                started.setDaemon(daemon);
-                started.setContextClassLoader(loader);
                 future = ended;
+                try {
+                    started = new Thread(() -> lead(blocking, ended), "locktable-leader-" + name);
+                    started.setDaemon(daemon);
+                    started.setContextClassLoader(loader);
+                    // started before a stop can see it: an interrupt of a thread not yet started may be lost
+                    started.start();
+                } catch (Throwable e) { // no thread for the work (out of memory): the run ends with the reason
+                    started = null;
+                    ended.completeExceptionally(e);
+                }
             } else {
                 try {
                     CompletionStage<?> returned = lease.callAsCurrent(
@@ -248,10 +255,6 @@ final class LeaderRun {
                 } catch (Throwable e) {
                     future = CompletableFuture.failedFuture(e);
                 }
-            }
-            if (started != null) {
-                // started before a stop can see it: an interrupt of a thread not yet started may be lost
-                started.start();
             }
             boolean stop;
             synchronized (this) {
