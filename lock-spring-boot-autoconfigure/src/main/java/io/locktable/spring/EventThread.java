@@ -21,6 +21,9 @@ final class EventThread {
 
     static final String THREAD_NAME = "locktable-events";
 
+    /** How long a component's stop waits for its events to be delivered. */
+    static final Duration FLUSH = Duration.ofSeconds(5);
+
     private static final Logger log = LoggerFactory.getLogger(EventThread.class);
     private static @Nullable ThreadPoolExecutor executor; // guarded by the class: never held over a wait
 

@@ -58,7 +58,6 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
 
     private static final Logger log = LoggerFactory.getLogger(LeaderRunner.class);
     private static final Duration RELEASE_SHARE = Duration.ofSeconds(2);
-    private static final Duration EVENTS_FLUSH = Duration.ofSeconds(5);
 
     private final LockTable locks;
     private final Duration shutdownTimeout;
@@ -250,7 +249,7 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
                         }
                     }
                     Duration left = shutdownTimeout.minusNanos(System.nanoTime() - start);
-                    events.stopAsync(min(left.isNegative() ? Duration.ZERO : left, EVENTS_FLUSH))
+                    events.stopAsync(min(left.isNegative() ? Duration.ZERO : left, EventThread.FLUSH))
                             .whenComplete((done, failure) -> {
                                 log.info(
                                         "Leader runner stopped on table '{}' in {} ms",

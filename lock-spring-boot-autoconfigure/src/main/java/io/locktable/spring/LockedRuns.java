@@ -46,7 +46,6 @@ import org.springframework.context.SmartLifecycle;
 public final class LockedRuns implements SmartLifecycle, ApplicationEventPublisherAware {
 
     private static final Logger log = LoggerFactory.getLogger(LockedRun.class);
-    private static final Duration EVENTS_FLUSH = Duration.ofSeconds(5);
 
     private final LockTable locks;
     private final Duration shutdownTimeout;
@@ -244,7 +243,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                     inFlight.size(),
                     shutdownTimeout);
         }
-        events.stop(EVENTS_FLUSH);
+        events.stop(EventThread.FLUSH);
     }
 
     /** True between {@link #start()} and {@link #stop()}, while it admits runs. */
