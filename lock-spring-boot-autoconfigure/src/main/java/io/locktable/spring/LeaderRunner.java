@@ -286,15 +286,6 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
         events.publisher(publisher);
     }
 
-    /** Records a failed acquire of one of this runner's leaderships for {@link #status(String)}. */
-    @Override
-    public void onLeadershipError(String name, Exception error, int failuresInRow) {
-        LeadershipGate leadership = leaderships.get(name);
-        if (leadership != null) {
-            leadership.recordFailure(error);
-        }
-    }
-
     /** Records a failed renewal of the lease of one of this runner's terms for {@link #status(String)}. */
     @Override
     public void onRenewalFailed(Lease lease, Exception error) {

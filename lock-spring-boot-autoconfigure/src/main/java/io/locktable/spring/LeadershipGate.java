@@ -99,7 +99,7 @@ final class LeadershipGate implements LeaderTermListener {
         if (reported == LeadershipState.LEADING && !isLeader()) {
             reported = LeadershipState.FOLLOWING; // the lease ended; the term is being wound up
         }
-        Failure failure = lastFailure; // a renewal's, or one a listener heard
+        Failure failure = lastFailure; // a renewal's; an acquire's is the election's own
         Leadership running = election;
         Instant electionErrorAt = running == null ? null : running.lastErrorAt().orElse(null);
         if (electionErrorAt != null && (failure == null || electionErrorAt.isAfter(failure.at()))) {
