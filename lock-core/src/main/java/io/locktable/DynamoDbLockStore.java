@@ -144,6 +144,7 @@ final class DynamoDbLockStore implements LockStore {
      * tokens continue instead of starting at 1 again.
      */
     private Expression acquireWrite(AcquireRequest request) {
+        Duration lease = request.lease();
         Expression expression = new Expression()
                 .name("#owner", OWNER)
                 .name("#rvn", RVN)
@@ -153,9 +154,7 @@ final class DynamoDbLockStore implements LockStore {
                 .name("#holder", HOLDER)
                 .value(":owner", AttributeValue.fromS(request.owner()))
                 .value(":rvn", AttributeValue.fromS(request.rvn()))
-                .value(
-                        ":leaseMs",
-                        AttributeValue.fromN(Long.toString(request.lease().toMillis())))
+                .value(":leaseMs", AttributeValue.fromN(Long.toString(lease.toMillis())))
                 .value(":one", ONE)
                 .value(":fenceFloor", AttributeValue.fromN(Long.toString(Math.max(0, request.fenceFloor()))));
         StringBuilder set = new StringBuilder("SET #owner = :owner, #rvn = :rvn, #leaseMs = :leaseMs,"
@@ -167,7 +166,7 @@ final class DynamoDbLockStore implements LockStore {
         } else {
             remove = " REMOVE #holder";
         }
-        appendTimeToLive(set, expression, request.lease(), request.now());
+        appendTimeToLive(set, expression, lease, request.now());
         expression.update(set + remove);
         return expression;
     }
