@@ -419,17 +419,18 @@ final class Acquirer {
         String acquisitionOwner = keeper.ownerOf(acquisition);
         Instant wall = clock.instant();
         long sent = clock.nanoTime();
+        LockStore.AcquireRequest request = new LockStore.AcquireRequest(
+                name,
+                seenRvn,
+                acquisitionOwner,
+                rvn,
+                lease,
+                wall,
+                fences.highest(name),
+                Timing.acquireTimeout(lease, waitLeftNanos));
         LockStore.AcquireAnswer answer;
         try {
-            answer = store.acquire(
-                    name,
-                    seenRvn,
-                    acquisitionOwner,
-                    rvn,
-                    lease,
-                    wall,
-                    fences.highest(name),
-                    Timing.acquireTimeout(lease, waitLeftNanos));
+            answer = store.acquire(request);
         } catch (RuntimeException | Error e) {
             if (LockStore.mayHaveApplied(e)) {
                 GiveBack unanswered = new GiveBack(name, acquisitionOwner, rvn, lease, sent, LockStore.mayLandLater(e));

@@ -121,25 +121,16 @@ final class DynamoDbLockStore implements LockStore {
     // ---- steps 2 to 4: acquire
 
     @Override
-    public AcquireAnswer acquire(
-            String name,
-            @Nullable String seenRvn,
-            String owner,
-            String rvn,
-            Duration lease,
-            Instant now,
-            long fenceFloor,
-            Duration timeout) {
+    public AcquireAnswer acquire(AcquireRequest request) {
+        String name = request.name();
         try {
-            UpdateItemResponse response = send(
-                    name,
-                    () -> client.updateItem(
-                            acquireRequest(name, seenRvn, owner, rvn, lease, now, fenceFloor, timeout)));
+            UpdateItemResponse response = send(name, () -> client.updateItem(acquireUpdate(request)));
             return new Granted(parse(name, response.attributes()), false);
         } catch (ConditionalCheckFailedException e) {
             // engines that do not return the item on a condition failure are read once (step 3)
-            StoredLock current = e.hasItem() && !e.item().isEmpty() ? parse(name, e.item()) : read(name, timeout);
-            if (Protocol.isOwnWrite(current, owner, rvn)) {
+            StoredLock current =
+                    e.hasItem() && !e.item().isEmpty() ? parse(name, e.item()) : read(name, request.timeout());
+            if (Protocol.isOwnWrite(current, request.owner(), request.rvn())) {
                 // an earlier attempt of this very write was applied and its answer lost; the SDK's retry failed on it
                 return new Granted(current, true);
             }
@@ -152,7 +143,8 @@ final class DynamoDbLockStore implements LockStore {
      * deleted) starts from {@code fenceFloor}, the highest fence this table knows for the lock, so a recreated item's
      * tokens continue instead of starting at 1 again.
      */
-    private Expression acquireWrite(String owner, String rvn, Duration lease, Instant now, long fenceFloor) {
+    private Expression acquireWrite(AcquireRequest request) {
+        Duration lease = request.lease();
         Expression expression = new Expression()
                 .name("#owner", OWNER)
                 .name("#rvn", RVN)
@@ -160,11 +152,11 @@ final class DynamoDbLockStore implements LockStore {
                 .name("#type", TYPE)
                 .name("#fence", FENCE)
                 .name("#holder", HOLDER)
-                .value(":owner", AttributeValue.fromS(owner))
-                .value(":rvn", AttributeValue.fromS(rvn))
+                .value(":owner", AttributeValue.fromS(request.owner()))
+                .value(":rvn", AttributeValue.fromS(request.rvn()))
                 .value(":leaseMs", AttributeValue.fromN(Long.toString(lease.toMillis())))
                 .value(":one", ONE)
-                .value(":fenceFloor", AttributeValue.fromN(Long.toString(Math.max(0, fenceFloor))));
+                .value(":fenceFloor", AttributeValue.fromN(Long.toString(Math.max(0, request.fenceFloor()))));
         StringBuilder set = new StringBuilder("SET #owner = :owner, #rvn = :rvn, #leaseMs = :leaseMs,"
                 + " #type = :lockType, #fence = if_not_exists(#fence, :fenceFloor) + :one");
         String remove = "";
@@ -174,28 +166,20 @@ final class DynamoDbLockStore implements LockStore {
         } else {
             remove = " REMOVE #holder";
         }
-        appendTimeToLive(set, expression, lease, now);
+        appendTimeToLive(set, expression, lease, request.now());
         expression.update(set + remove);
         return expression;
     }
 
     /**
-     * The request of an acquire: step 2 ({@code seenRvn} null) takes a lock that has no owner and refuses to write
+     * The UpdateItem of an acquire: step 2 ({@code seenRvn} null) takes a lock that has no owner and refuses to write
      * into an item that is not a lock item; step 4 takes a lock over from a holder whose record version stayed {@code
      * seenRvn} for a whole lease.
      */
-    private UpdateItemRequest acquireRequest(
-            String name,
-            @Nullable String seenRvn,
-            String owner,
-            String rvn,
-            Duration lease,
-            Instant now,
-            long fenceFloor,
-            Duration timeout) {
-        Expression expression = acquireWrite(owner, rvn, lease, now, fenceFloor)
-                .value(":lockType", LOCK_TYPE_VALUE)
-                .value(":numberType", NUMBER_TYPE);
+    private UpdateItemRequest acquireUpdate(AcquireRequest request) {
+        Expression expression =
+                acquireWrite(request).value(":lockType", LOCK_TYPE_VALUE).value(":numberType", NUMBER_TYPE);
+        String seenRvn = request.seenRvn();
         String condition;
         if (seenRvn == null) {
             expression.name("#pk", partitionKey);
@@ -209,14 +193,14 @@ final class DynamoDbLockStore implements LockStore {
         }
         return UpdateItemRequest.builder()
                 .tableName(tableName)
-                .key(key(name))
+                .key(key(request.name()))
                 .updateExpression(expression.update())
                 .conditionExpression(condition)
                 .expressionAttributeNames(expression.names())
                 .expressionAttributeValues(expression.values())
                 .returnValues(ReturnValue.ALL_NEW)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                .overrideConfiguration(o -> o.apiCallTimeout(timeout))
+                .overrideConfiguration(o -> o.apiCallTimeout(request.timeout()))
                 .build();
     }
 

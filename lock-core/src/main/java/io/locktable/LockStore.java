@@ -31,6 +31,28 @@ interface LockStore {
     record LeaseRef(String name, String owner, long fencingToken, Duration duration) {}
 
     /**
+     * One acquire write (step 2, or step 4 when {@code seenRvn} is set), built once by {@link Acquirer} for whichever
+     * store serves it.
+     *
+     * @param seenRvn null to take a lock without owner, or the holder's record version watched for a whole lease
+     * @param owner the owner of this one acquisition: no other acquisition, of any table, ever writes it
+     * @param rvn the record version the write sets
+     * @param lease the lease it takes
+     * @param now the wall-clock time of the write, for the item's time to live only: never a lease decision
+     * @param fenceFloor the highest fence this table knows for the lock: an item without a fence starts above it
+     * @param timeout how long the request may take
+     */
+    record AcquireRequest(
+            String name,
+            @Nullable String seenRvn,
+            String owner,
+            String rvn,
+            Duration lease,
+            Instant now,
+            long fenceFloor,
+            Duration timeout) {}
+
+    /**
      * A lock item as a store answers it.
      *
      * @param owner the owner, or null when the lock is free
@@ -91,22 +113,8 @@ interface LockStore {
 
     String tableName();
 
-    /**
-     * Step 2 (free lock) or step 4 (takeover): one conditional write that raises the fence.
-     *
-     * @param seenRvn null to take a lock without owner, or the holder's record version watched for a whole lease
-     * @param owner the owner of this one acquisition: no other acquisition, of any table, ever writes it
-     * @param fenceFloor the highest fence this table knows for the lock: an item without a fence starts above it
-     */
-    AcquireAnswer acquire(
-            String name,
-            @Nullable String seenRvn,
-            String owner,
-            String rvn,
-            Duration lease,
-            Instant now,
-            long fenceFloor,
-            Duration timeout);
+    /** Step 2 (free lock) or step 4 (takeover): one conditional write that raises the fence. */
+    AcquireAnswer acquire(AcquireRequest request);
 
     /** A strongly consistent read of the lock item; null when there is none. */
     @Nullable
@@ -248,24 +256,23 @@ interface LockStore {
         }
 
         @Override
-        public AcquireAnswer acquire(
-                String name,
-                @Nullable String seenRvn,
-                String owner,
-                String rvn,
-                Duration lease,
-                Instant now,
-                long fenceFloor,
-                Duration timeout) {
+        public AcquireAnswer acquire(AcquireRequest request) {
+            String seenRvn = request.seenRvn();
             synchronized (items) {
-                StoredLock item = items.get(name);
+                StoredLock item = items.get(request.name());
                 boolean free = seenRvn == null && (item == null || item.owner() == null);
                 boolean due = seenRvn != null && item != null && seenRvn.equals(item.rvn());
                 if (!free && !due) {
                     return new Refused(item);
                 }
-                long fence = Protocol.nextFence(item, fenceFloor);
-                StoredLock mine = new StoredLock(name, owner, holder, rvn, fence, lease.toMillis());
+                long fence = Protocol.nextFence(item, request.fenceFloor());
+                StoredLock mine = new StoredLock(
+                        request.name(),
+                        request.owner(),
+                        holder,
+                        request.rvn(),
+                        fence,
+                        request.lease().toMillis());
                 items.put(mine);
                 return new Granted(mine, false);
             }

@@ -92,16 +92,8 @@ final class ScriptedLockStore implements LockStore {
     }
 
     @Override
-    public AcquireAnswer acquire(
-            String name,
-            @Nullable String seenRvn,
-            String owner,
-            String rvn,
-            Duration lease,
-            Instant now,
-            long fenceFloor,
-            Duration timeout) {
-        return serve(Op.ACQUIRE, () -> table.acquire(name, seenRvn, owner, rvn, lease, now, fenceFloor, timeout));
+    public AcquireAnswer acquire(AcquireRequest request) {
+        return serve(Op.ACQUIRE, () -> table.acquire(request));
     }
 
     @Override
