@@ -79,6 +79,8 @@ final class Acquirer {
         final AtomicBoolean ended = new AtomicBoolean();
         /** Whether it paused at least once: reported with the outcome. Touched by one attempt at a time. */
         boolean waited;
+        /** The context of its caller, current while the listeners hear its start and its outcome. */
+        final CallerContext caller;
 
         private Waiting(
                 String name,
@@ -87,7 +89,8 @@ final class Acquirer {
                 long maxWaitNanos,
                 long startNanos,
                 Handover.Waiter waiter,
-                boolean reportsOutcome) {
+                boolean reportsOutcome,
+                CallerContext caller) {
             this.name = name;
             this.id = id;
             this.lease = lease;
@@ -95,6 +98,7 @@ final class Acquirer {
             this.startNanos = startNanos;
             this.waiter = waiter;
             this.reportsOutcome = reportsOutcome;
+            this.caller = caller;
         }
     }
 
@@ -107,11 +111,13 @@ final class Acquirer {
     private final Handover handover;
     private final boolean realTime;
     private final BooleanSupplier tableClosed;
+    private final CallerContext.Capture callerContext;
     private final ConcurrentMap<String, Protocol.Seen> watched = new ConcurrentHashMap<>();
 
     /**
      * @param realTime whether the clock is real time, so a wait may end early on a handover
      * @param tableClosed whether the table was closed: a waiting acquire ends then
+     * @param callerContext captures, on the thread that calls an acquire, what its listener calls see current
      */
     Acquirer(
             LockStore store,
@@ -122,7 +128,8 @@ final class Acquirer {
             LeaseKeeper keeper,
             Handover handover,
             boolean realTime,
-            BooleanSupplier tableClosed) {
+            BooleanSupplier tableClosed,
+            CallerContext.Capture callerContext) {
         this.store = store;
         this.clock = clock;
         this.workers = workers;
@@ -132,22 +139,33 @@ final class Acquirer {
         this.handover = handover;
         this.realTime = realTime;
         this.tableClosed = tableClosed;
+        this.callerContext = callerContext;
     }
 
-    /** One attempt, for {@link LockTable#tryAcquire}: empty if another holder has the lock. */
+    /** One attempt, for {@link LockTable#tryAcquire}, on the caller's thread: empty if another holder has the lock. */
     Optional<Lease> tryAcquire(String name, Duration lease) {
-        long id = started(name);
+        return tryAcquire(name, lease, callerContext.capture());
+    }
+
+    /**
+     * One attempt, for {@link LockTable#tryAcquire} or, on a worker, a queued one of {@link
+     * LockTable#tryAcquireAsync}.
+     *
+     * @param caller the context of the caller, captured on its thread
+     */
+    Optional<Lease> tryAcquire(String name, Duration lease, CallerContext caller) {
+        long id = started(name, caller);
         long start = clock.nanoTime();
         try {
             Attempt attempt = attempt(name, lease, Long.MAX_VALUE);
             if (attempt instanceof Acquired acquired) {
-                finished(name, id, outcomeOf(acquired.lease()), start, false);
+                finished(name, id, outcomeOf(acquired.lease()), start, false, caller);
                 return Optional.of(acquired.lease());
             }
-            finished(name, id, AcquireOutcome.BUSY, start, false);
+            finished(name, id, AcquireOutcome.BUSY, start, false, caller);
             return Optional.empty();
         } catch (RuntimeException e) {
-            finished(name, id, AcquireOutcome.ERROR, start, false);
+            finished(name, id, AcquireOutcome.ERROR, start, false, caller);
             throw e;
         }
     }
@@ -185,21 +203,32 @@ final class Acquirer {
     }
 
     /**
-     * A waiting acquire starts, enlisted for a handover.
+     * A waiting acquire starts, on the caller's thread, enlisted for a handover.
      *
      * @param onWake for a waiter that holds no thread: run (without blocking) when a handover or the close wakes it
      */
     Waiting startWaiting(String name, Duration lease, long maxWaitNanos, @Nullable Runnable onWake) {
-        long id = started(name);
-        return new Waiting(name, id, lease, maxWaitNanos, clock.nanoTime(), handover.enlist(name, onWake), true);
+        CallerContext caller = callerContext.capture();
+        long id = started(name, caller);
+        return new Waiting(
+                name, id, lease, maxWaitNanos, clock.nanoTime(), handover.enlist(name, onWake), true, caller);
     }
 
     /**
-     * A queued attempt of {@link LockTable#tryAcquireAsync}: enlisted only to hear the close ({@code onClose}, which
-     * must not block).
+     * A queued attempt of {@link LockTable#tryAcquireAsync}, on the caller's thread: enlisted only to hear the close
+     * ({@code onClose}, which must not block). Its events come from {@link #tryAcquire(String, Duration,
+     * CallerContext)} when it runs, with the context captured here.
      */
     Waiting startAttempt(String name, Duration lease, Runnable onClose) {
-        return new Waiting(name, 0, lease, 0, clock.nanoTime(), handover.enlistForClose(name, onClose), false);
+        return new Waiting(
+                name,
+                0,
+                lease,
+                0,
+                clock.nanoTime(),
+                handover.enlistForClose(name, onClose),
+                false,
+                callerContext.capture());
     }
 
     /** A waiting acquire ended, however; one without an outcome yet reports {@link AcquireOutcome#CANCELLED}. */
@@ -286,14 +315,25 @@ final class Acquirer {
         return closedWhileAcquiring(waiting.name);
     }
 
-    /** An acquire starts: the listeners hear it. {@return its id, for its finish} */
-    long started(String name) {
+    /**
+     * A leadership's acquire starts: the listeners hear it, with no caller's context (it has no caller). {@return its
+     * id, for its finish}
+     */
+    long leaderAcquireStarted(String name) {
+        return started(name, CallerContext.NONE);
+    }
+
+    /** An acquire starts: the listeners hear it with its caller's context. {@return its id, for its finish} */
+    private long started(String name, CallerContext caller) {
         long id = ACQUIRE_IDS.incrementAndGet();
-        listeners.onAcquireStarted(name, id);
+        listeners.onAcquireStarted(name, id, caller);
         return id;
     }
 
-    /** One attempt of a {@link Leadership}, never waiting; the first of an acquire follows {@link #started}. */
+    /**
+     * One attempt of a {@link Leadership}, never waiting; the first of an acquire follows {@link
+     * #leaderAcquireStarted}.
+     */
     Attempt attemptForLeader(String name, Duration lease) {
         checkOpen(name);
         return attempt(name, lease, Long.MAX_VALUE);
@@ -305,7 +345,13 @@ final class Acquirer {
      * @param lease the term's lease, or null if the attempt failed
      */
     void leaderAcquireFinished(String name, long id, @Nullable Lease lease, long sinceNanos, boolean waited) {
-        finished(name, id, lease == null ? AcquireOutcome.ERROR : outcomeOf(lease), sinceNanos, waited);
+        finished(
+                name,
+                id,
+                lease == null ? AcquireOutcome.ERROR : outcomeOf(lease),
+                sinceNanos,
+                waited,
+                CallerContext.NONE);
     }
 
     /** The table closes: every waiting acquire wakes, and ends on finding the table closed. */
@@ -363,7 +409,7 @@ final class Acquirer {
     /** A waiting acquire's outcome goes to the listeners once: the first to end it reports it. */
     private void ended(Waiting waiting, AcquireOutcome outcome) {
         if (waiting.reportsOutcome && waiting.ended.compareAndSet(false, true)) {
-            finished(waiting.name, waiting.id, outcome, waiting.startNanos, waiting.waited);
+            finished(waiting.name, waiting.id, outcome, waiting.startNanos, waiting.waited, waiting.caller);
         }
     }
 
@@ -371,8 +417,9 @@ final class Acquirer {
         return lease.tookOver() ? AcquireOutcome.TAKEN_OVER : AcquireOutcome.ACQUIRED;
     }
 
-    private void finished(String name, long id, AcquireOutcome outcome, long startNanos, boolean waited) {
-        listeners.onAcquireFinished(name, id, outcome, Duration.ofNanos(clock.nanoTime() - startNanos), waited);
+    private void finished(
+            String name, long id, AcquireOutcome outcome, long startNanos, boolean waited, CallerContext caller) {
+        listeners.onAcquireFinished(name, id, outcome, Duration.ofNanos(clock.nanoTime() - startNanos), waited, caller);
     }
 
     /**

@@ -151,7 +151,7 @@ final class AsyncAcquire<T> {
         Optional<Lease> taken;
         try {
             if (once) {
-                taken = acquirer.tryAcquire(waiting.name, waiting.lease);
+                taken = acquirer.tryAcquire(waiting.name, waiting.lease, waiting.caller);
             } else {
                 Acquirer.Step step = acquirer.next(waiting);
                 if (step instanceof Acquirer.Pause pause) {

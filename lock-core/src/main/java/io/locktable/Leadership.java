@@ -339,7 +339,7 @@ public final class Leadership implements AutoCloseable {
         Acquirer.Attempt attempt;
         try {
             if (attempts == 1 || failuresInRow > 0) {
-                acquireId = table.acquirer().started(name);
+                acquireId = table.acquirer().leaderAcquireStarted(name);
             }
             attempt = table.acquirer().attemptForLeader(name, leaseDuration);
         } catch (RuntimeException | Error e) {

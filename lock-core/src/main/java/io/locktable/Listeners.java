@@ -57,7 +57,12 @@ final class Listeners implements LockTableListener {
     }
 
     private void each(Consumer<LockTableListener> call) {
-        dispatch(() -> {
+        each(CallerContext.NONE, call);
+    }
+
+    /** Calls every listener on the event thread with the caller's context current, restored after the last one. */
+    private void each(CallerContext caller, Consumer<LockTableListener> call) {
+        dispatch(caller.around(() -> {
             for (LockTableListener listener : listeners.get()) {
                 try {
                     call.accept(listener);
@@ -65,7 +70,7 @@ final class Listeners implements LockTableListener {
                     log.warn("LockTableListener {} threw; ignored", listener, e);
                 }
             }
-        });
+        }));
     }
 
     @Override
@@ -80,13 +85,29 @@ final class Listeners implements LockTableListener {
 
     @Override
     public void onAcquireStarted(String name, long acquireId) {
-        each(l -> l.onAcquireStarted(name, acquireId));
+        onAcquireStarted(name, acquireId, CallerContext.NONE);
+    }
+
+    /** {@link #onAcquireStarted(String, long)} heard with the context of the acquire's caller current. */
+    void onAcquireStarted(String name, long acquireId, CallerContext caller) {
+        each(caller, l -> l.onAcquireStarted(name, acquireId));
     }
 
     @Override
     public void onAcquireFinished(
             String name, long acquireId, AcquireOutcome outcome, Duration elapsed, boolean waited) {
-        each(l -> l.onAcquireFinished(name, acquireId, outcome, elapsed, waited));
+        onAcquireFinished(name, acquireId, outcome, elapsed, waited, CallerContext.NONE);
+    }
+
+    /** {@link #onAcquireFinished(String, long, AcquireOutcome, Duration, boolean)} with the caller's context current. */
+    void onAcquireFinished(
+            String name,
+            long acquireId,
+            AcquireOutcome outcome,
+            Duration elapsed,
+            boolean waited,
+            CallerContext caller) {
+        each(caller, l -> l.onAcquireFinished(name, acquireId, outcome, elapsed, waited));
     }
 
     @Override

@@ -145,7 +145,17 @@ public final class LockTable implements AutoCloseable {
         this.fences = fences;
         this.keeper = new LeaseKeeper(store, clock, workers, listeners, owner, fences, handover::released);
         this.acquirer = new Acquirer(
-                store, clock, workers, listeners, fences, keeper, handover, ownedClock != null, closed::get);
+                store,
+                clock,
+                workers,
+                listeners,
+                fences,
+                keeper,
+                handover,
+                ownedClock != null,
+                closed::get,
+                // a method reference, so that PropagatedContext (and context-propagation) loads only when asked for
+                builder.propagateContext ? PropagatedContext::capture : CallerContext.Capture.NONE);
     }
 
     /**
@@ -842,6 +852,7 @@ public final class LockTable implements AutoCloseable {
         private @Nullable LockStore store;
         private int schedulerThreads = Timing.DEFAULT_WORKERS;
         private Executor completions = JDK_ASYNC;
+        private boolean propagateContext;
         private final List<LockTableListener> listeners = new ArrayList<>();
 
         private Builder(DynamoDbLockStore.Requests requests, String tableName, String partitionKey) {
@@ -900,6 +911,50 @@ public final class LockTable implements AutoCloseable {
          */
         public Builder listener(LockTableListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Makes the context of the thread that calls an acquire current while the listeners hear that acquire's
+         * start and finish ({@link LockTableListener#onAcquireStarted(String, long)}, {@link
+         * LockTableListener#onAcquireFinished(String, long, AcquireOutcome, Duration, boolean)}) on the table's event
+         * thread: an observation or span a listener starts there is then a child of the caller's, not a trace of its
+         * own. The context is what Micrometer's context propagation captures ({@code io.micrometer:context-propagation},
+         * which must be on the class path): the current {@code Observation}, and every other thread local registered
+         * with it. Default off; off, nothing is captured and context-propagation need not be present.
+         *
+         * <p>It applies to {@code tryAcquire}, {@code acquire}, their async forms and {@code runLocked}, captured on the
+         * calling thread when the call starts. A leadership's acquires have no caller: they are heard without one.
+         * When on, each such call allocates one snapshot of the caller's thread locals, and each of its two events a
+         * wrapper and the scope that restores the event thread after the listeners.
+         *
+         * <pre>{@code
+         * LockTable locks = LockTable.builder(dynamoDbClient, "Shop", "pk")
+         *         .listener(acquireObservations) // starts an Observation in onAcquireStarted
+         *         .propagateContextToListeners(true)
+         *         .build();
+         * Observation.createNotStarted("checkout", registry).observeChecked(() -> {
+         *     locks.acquire("cart-42", Duration.ofSeconds(10)); // its acquire's observation is a child of "checkout"
+         * });
+         * }</pre>
+         *
+         * @param propagate whether to make the caller's context current for the listeners of its acquire
+         * @return this builder
+         * @throws IllegalStateException if {@code propagate} is true and context-propagation is not on the class path
+         */
+        public Builder propagateContextToListeners(boolean propagate) {
+            if (propagate) {
+                try {
+                    Class.forName(
+                            "io.micrometer.context.ContextSnapshotFactory", false, Builder.class.getClassLoader());
+                } catch (ClassNotFoundException e) {
+                    throw new IllegalStateException(
+                            "propagateContextToListeners(true) of lock table " + tableName
+                                    + " needs io.micrometer:context-propagation on the class path",
+                            e);
+                }
+            }
+            this.propagateContext = propagate;
             return this;
         }
 

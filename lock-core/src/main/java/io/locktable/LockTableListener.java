@@ -8,7 +8,9 @@ import java.util.function.Supplier;
  * one at a time on the table's event thread, in the order the events happened (for one lease: acquired, renewed any
  * number of times, then lost or released), never on a thread that renews leases; a slow listener delays later events
  * but no renewal. Anything thrown, an {@link Error} included, is logged and ignored. With a {@link LockClock} of the
- * caller's own, listeners run on the thread that did the work.
+ * caller's own, listeners run on the thread that did the work. With {@link
+ * LockTable.Builder#propagateContextToListeners}, the context of an acquire's caller (its current observation, say) is
+ * current while its start and finish are heard.
  *
  * <pre>{@code
  * LockTable locks = LockTable.builder(client, "Shop", "pk")
@@ -43,8 +45,10 @@ public interface LockTableListener {
      * began to contend (its first attempt, or the first after a failure). At most one {@link
      * #onAcquireFinished(String, long, AcquireOutcome, Duration, boolean) onAcquireFinished} with the same id follows:
      * exactly one for the calls (unless the table closes), none for a leadership stopped while it contends. Calls of
-     * one name may overlap and finish in any order: the id tells them apart. The table calls this method; the default
-     * calls {@link #onAcquireStarted(String)}.
+     * one name may overlap and finish in any order: the id tells them apart. With {@link
+     * LockTable.Builder#propagateContextToListeners} the context of the call's caller is current here and in the
+     * finish (a leadership has none). The table calls this method; the default calls {@link
+     * #onAcquireStarted(String)}.
      *
      * @param name the lock
      * @param acquireId identifies this acquire: its finish carries the same id, no other acquire in this JVM has it

@@ -88,7 +88,10 @@
  * caller waits ({@code LeaderRun}).
  *
  * <p>Every lease decision reads the monotonic clock of one {@link io.locktable.LockClock}; callbacks of users run on
- * the table's event thread, never on the threads that renew.
+ * the table's event thread, never on the threads that renew. Told to ({@link
+ * io.locktable.LockTable.Builder#propagateContextToListeners}), the table captures an acquire's caller's context on the
+ * caller's thread ({@code PropagatedContext}, over Micrometer's context propagation) and makes it current on the event
+ * thread around that acquire's start and finish ({@code CallerContext}).
  *
  * <p><b>Threads.</b> One {@code Scheduler} per table runs them all: one timer thread ({@code Scheduler.LeaseTimer}: every held
  * lease in one queue, one task on the timer), one event thread for users' callbacks, and workers that send the

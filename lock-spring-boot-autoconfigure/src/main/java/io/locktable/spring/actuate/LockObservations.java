@@ -31,7 +31,10 @@ import org.springframework.context.ApplicationListener;
  *
  * <p>A run's observation starts on the caller's thread and is current while the body runs, so the body's spans
  * nest under it (a run whose work ends later, such as a future, has no scope). An acquire is heard from the table's
- * events, which come a moment later on its event thread: in a trace it is a span of its own. A finish stops the
+ * events, which come a moment later on its event thread; its observation's parent is the observation current there,
+ * which is the caller's when the table propagates it ({@code LockTable.Builder.propagateContextToListeners}, as the
+ * auto-configured table does with context-propagation on the class path): the run's for a {@code @LockedRun} call
+ * that blocks, the caller's own for one whose work ends later; a leadership's acquire has none. A finish stops the
  * observation of the start with its id, so calls of one name that overlap each get their own. Thread-safe.
  */
 public final class LockObservations

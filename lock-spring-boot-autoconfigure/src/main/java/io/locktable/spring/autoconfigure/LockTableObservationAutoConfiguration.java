@@ -20,7 +20,9 @@ import org.springframework.context.annotation.Bean;
 /**
  * Micrometer observations of acquires, {@code @LockedRun} calls and leader terms ({@link LockObservations}), when the
  * context has an {@link ObservationRegistry}. A convention bean of each kind replaces the default one; a {@code
- * LockObservations} bean of the application replaces this one.
+ * LockObservations} bean of the application replaces this one. With context-propagation on the class path, the
+ * auto-configured table makes an acquire's caller's context current while its events are heard, so that each
+ * acquire's observation is a child of the caller's current one.
  */
 @AutoConfiguration(
         after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class, LockedRunAutoConfiguration.class},
@@ -48,6 +50,17 @@ public final class LockTableObservationAutoConfiguration {
                 terms.getIfUnique(),
                 leaderRunner::getIfUnique,
                 lockedRuns::getIfUnique);
+    }
+
+    /**
+     * Acquires heard with their caller's context ({@link LockTable.Builder#propagateContextToListeners}), so that an
+     * acquire's observation, started on the table's event thread, has the caller's current observation as its parent.
+     * Only with context-propagation ({@code io.micrometer:context-propagation}), which carries it there.
+     */
+    @Bean
+    @ConditionalOnClass(name = "io.micrometer.context.ContextSnapshotFactory")
+    LockTableBuilderCustomizer lockTableCallerContext() {
+        return builder -> builder.propagateContextToListeners(true);
     }
 
     /** The {@code @LockedRun} calls are observed by the context's {@code LockObservations}, ours or the application's. */

@@ -3,21 +3,27 @@ package io.locktable.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.locktable.LockTable;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.actuate.DefaultLeaderTermObservationConvention;
 import io.locktable.spring.actuate.LeaderTermObservationConvention;
 import io.locktable.spring.actuate.LockObservationContext;
+import io.locktable.spring.actuate.LockObservationContext.Kind;
 import io.locktable.spring.actuate.LockObservations;
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
 import io.micrometer.common.KeyValues;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -73,6 +79,54 @@ class LeaderTermObservationsTest {
                             .that()
                             .hasBeenStopped()
                             .hasContextualNameEqualTo("leader term " + job));
+        });
+    }
+
+    /**
+     * The auto-configured table hears acquires with their caller's context: one called inside an observation is its
+     * child; the leadership's, which has no caller, is a root.
+     */
+    @Test
+    void theAutoConfiguredTablesAcquireIsAChildOfItsCallersObservationAndALeadershipsARoot() {
+        ObservationRegistry registry = ObservationRegistry.create();
+        List<LockObservationContext> acquires = new CopyOnWriteArrayList<>();
+        registry.observationConfig().observationHandler(new ObservationHandler<LockObservationContext>() {
+            @Override
+            public void onStop(LockObservationContext context) {
+                acquires.add(context);
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return context instanceof LockObservationContext lock && lock.kind() == Kind.ACQUIRE;
+            }
+        });
+        runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
+            await().atMost(LEASE.multipliedBy(3))
+                    .until(() -> context.getBean(LeaderRunner.class).isLeader(job));
+            String name = "observed-call-" + UUID.randomUUID();
+            Observation request = Observation.start("request", registry);
+            try (Observation.Scope scope = request.openScope()) {
+                context.getBean(LockTable.class)
+                        .tryAcquire(name, LEASE)
+                        .orElseThrow()
+                        .release();
+            }
+            request.stop();
+
+            await().atMost(LEASE)
+                    .untilAsserted(() -> assertThat(acquires)
+                            .as("the leadership's acquire and the call's, each with its parent")
+                            .satisfiesExactlyInAnyOrder(
+                                    leadership -> {
+                                        assertThat(leadership.name()).isEqualTo(job);
+                                        assertThat(leadership.getParentObservation())
+                                                .isNull();
+                                    },
+                                    call -> {
+                                        assertThat(call.name()).isEqualTo(name);
+                                        assertThat(call.getParentObservation()).isSameAs(request);
+                                    }));
         });
     }
 

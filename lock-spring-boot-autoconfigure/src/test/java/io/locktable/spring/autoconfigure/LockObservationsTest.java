@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.locktable.AcquireOutcome;
+import io.locktable.Leadership;
 import io.locktable.Lease;
 import io.locktable.LockTable;
 import io.locktable.LockTableListener;
@@ -25,6 +26,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.ObservationView;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -208,6 +210,95 @@ class LockObservationsTest {
                                 .isEqualTo("ran");
                     });
         });
+    }
+
+    /**
+     * Inside an open observation, an acquire's observation is its child, blocking or not; a {@code @LockedRun} call's
+     * acquire is a child of the run's observation when the call blocks (current then), of the caller's when its work
+     * ends later (the run has no scope); a leadership's acquire, and one outside any observation, are roots.
+     */
+    @Test
+    void anAcquireInsideAnObservationIsItsChildBlockingAsyncOrInALockedRunAndALeadershipsIsARoot() {
+        TestObservationRegistry registry = recording();
+        runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
+            assertThat(context).hasBean("lockTableCallerContext");
+            LockTable locks = context.getBean(LockTable.class);
+            Reports reports = context.getBean(Reports.class);
+            String prefix = UUID.randomUUID() + "-";
+            CompletableFuture<String> work = new CompletableFuture<>();
+            Observation request = Observation.start("request", registry);
+            CompletableFuture<Lease> async;
+            CompletableFuture<Optional<Lease>> tryAsync;
+            CompletableFuture<String> later;
+            Leadership leadership;
+            try (Observation.Scope scope = request.openScope()) {
+                locks.tryAcquire(prefix + "try", LEASE).orElseThrow().release();
+                locks.acquire(prefix + "blocking", LEASE, WAIT).release();
+                async = locks.acquireAsync(prefix + "async", LEASE, WAIT);
+                tryAsync = locks.tryAcquireAsync(prefix + "tryAsync", LEASE);
+                assertThat(reports.byRegion(prefix + "eu")).isPresent();
+                later = reports.later(prefix + "us", work);
+                leadership = locks.lead(prefix + "leader", LEASE);
+            }
+            locks.tryAcquire(prefix + "outside", LEASE).orElseThrow().release();
+            async.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).release();
+            tryAsync.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).orElseThrow().release();
+            work.complete("done");
+            assertThat(later).succeedsWithin(WAIT);
+            await().atMost(WAIT).until(leadership::isLeader);
+            leadership.stopAsync().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            request.stop();
+
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertThat(stopped)
+                            .filteredOn(stop -> isKind(stop, Kind.ACQUIRE))
+                            .hasSize(8));
+            Map<String, Object> parents = new ConcurrentHashMap<>(); // by lock name: the parent's context, or "root"
+            for (Observation.Context stop : stopped) {
+                if (isKind(stop, Kind.ACQUIRE)) {
+                    ObservationView parent = stop.getParentObservation();
+                    parents.put(
+                            ((LockObservationContext) stop).name(), parent == null ? "root" : parent.getContextView());
+                }
+            }
+            String run = "report-" + prefix + "eu";
+            Observation.Context runContext = stopped.stream()
+                    .filter(stop -> isKind(stop, Kind.LOCKED_RUN)
+                            && ((LockObservationContext) stop).name().equals(run))
+                    .findFirst()
+                    .orElseThrow();
+            assertThat(parents)
+                    .as("the parent of each acquire's observation")
+                    .hasSize(8)
+                    .containsEntry(prefix + "try", request.getContext())
+                    .containsEntry(prefix + "blocking", request.getContext())
+                    .containsEntry(prefix + "async", request.getContext())
+                    .containsEntry(prefix + "tryAsync", request.getContext())
+                    .containsEntry(run, runContext)
+                    .containsEntry("later-" + prefix + "us", request.getContext())
+                    .containsEntry(prefix + "leader", "root")
+                    .containsEntry(prefix + "outside", "root");
+        });
+    }
+
+    @Test
+    void withoutContextPropagationTheTableIsNotToldToPropagateAndAcquiresAreStillObserved() {
+        TestObservationRegistry registry = recording();
+        runner.withClassLoader(new FilteredClassLoader("io.micrometer.context"))
+                .withBean(ObservationRegistry.class, () -> registry)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean("lockTableCallerContext");
+                    context.getBean(LockTable.class)
+                            .tryAcquire("plain-" + UUID.randomUUID(), LEASE)
+                            .orElseThrow()
+                            .release();
+                    await().atMost(WAIT)
+                            .untilAsserted(() -> assertThat(stopped)
+                                    .filteredOn(stop -> isKind(stop, Kind.ACQUIRE))
+                                    .singleElement()
+                                    .satisfies(stop -> assertThat(stop.getParentObservation())
+                                            .isNull()));
+                });
     }
 
     @Test
@@ -444,15 +535,22 @@ class LockObservationsTest {
         }
     }
 
-    /** A lock table in memory that the context's listener beans hear, as the auto-configured one does. */
+    /**
+     * A lock table in memory that the context's listener beans hear and its customizers adjust, as the auto-configured
+     * one does.
+     */
     @Configuration(proxyBeanMethods = false)
     static class InMemoryTable {
         @Bean
-        LockTable lockTable(@Value("${test.table}") String tableName, ObjectProvider<LockTableListener> listeners) {
-            return LockTable.inMemory(tableName)
+        LockTable lockTable(
+                @Value("${test.table}") String tableName,
+                ObjectProvider<LockTableListener> listeners,
+                ObjectProvider<LockTableBuilderCustomizer> customizers) {
+            LockTable.Builder builder = LockTable.inMemory(tableName)
                     .listener(LockTableListener.forwardingTo(
-                            () -> listeners.orderedStream().toList()))
-                    .build();
+                            () -> listeners.orderedStream().toList()));
+            customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+            return builder.build();
         }
     }
 
