@@ -7,12 +7,11 @@ import io.locktable.Lease;
 import io.locktable.LeaseEnd;
 import io.locktable.LockTable;
 import io.locktable.spring.actuate.LocksEndpoint;
-import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.TestTable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -27,23 +26,20 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 /**
  * How the runner stops and steps down without blocking the caller: every name in parallel, each going on when its
  * last call in flight ends, bounded by the shutdown timeout; and the endpoint's step-down answers without waiting for
- * a lease.
+ * a lease. Over an in-memory table: what is tested is the runner's threads, not a request.
  */
-@DynamoDbEngineTest
 class LeaderRunnerShutdownTest {
 
     private static final Duration LEASE = Duration.ofSeconds(2);
     private static final Duration WITHIN = Duration.ofSeconds(10);
 
-    private final TestTable table;
+    /** A table of this test's own: in-memory locks stay until the JVM exits. */
+    private final String table = "shutdown-" + UUID.randomUUID();
+
     private final List<LockTable> tables = new ArrayList<>();
 
     @AutoClose("shutdownNow")
     private final ExecutorService callers = Executors.newCachedThreadPool();
-
-    LeaderRunnerShutdownTest(TestTable table) {
-        this.table = table;
-    }
 
     @AfterEach
     void closeTables() {
@@ -55,9 +51,7 @@ class LeaderRunnerShutdownTest {
     }
 
     private LeaderRunner leading(Duration shutdownTimeout, Duration lease, String... names) {
-        LockTable locks = LockTable.builder(table.engine().client(), table.name(), table.partitionKey())
-                .sortKey(table.sortKey().orElseThrow())
-                .build();
+        LockTable locks = LockTable.inMemory(table).build();
         tables.add(locks);
         LeaderRunner runner = new LeaderRunner(locks, shutdownTimeout);
         for (String name : names) {
@@ -249,9 +243,7 @@ class LeaderRunnerShutdownTest {
         assertThat(lease.end()).contains(LeaseEnd.RELEASED);
         runner.stop(); // at once: it must not interrupt the release request of the step-down
 
-        try (LockTable other = LockTable.builder(table.engine().client(), table.name(), table.partitionKey())
-                .sortKey(table.sortKey().orElseThrow())
-                .build()) {
+        try (LockTable other = LockTable.inMemory(table).build()) {
             assertThat(other.tryAcquire("step-down-idle", LEASE))
                     .as("released in the table, not only locally")
                     .isPresent();

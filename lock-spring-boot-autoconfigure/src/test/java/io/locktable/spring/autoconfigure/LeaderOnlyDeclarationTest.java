@@ -7,9 +7,7 @@ import io.locktable.Lease;
 import io.locktable.LockTable;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
-import io.locktable.test.DynamoDbEngine;
-import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.TestTable;
+import io.locktable.spring.test.LockTableTestMode;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
@@ -30,24 +28,19 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.annotation.AliasFor;
 import org.springframework.util.ClassUtils;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
-/** How {@code @LeaderOnly} declarations are read at startup: names, placeholders, leases, and the refused ones. */
-@DynamoDbEngineTest
+/**
+ * How {@code @LeaderOnly} declarations are read at startup: names, placeholders, leases, and the refused ones. The lock
+ * table is in memory.
+ */
 class LeaderOnlyDeclarationTest {
 
-    private final ApplicationContextRunner runner;
-
-    LeaderOnlyDeclarationTest(DynamoDbEngine engine, TestTable table) {
-        this.runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        LockTableDynamoDbClientAutoConfiguration.class,
-                        LockTableAutoConfiguration.class,
-                        LeaderOnlyAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
-                .withPropertyValues(
-                        "locktable.table-name=" + table.name(), "locktable.sort-key=sk", "locktable.lease-duration=2s");
-    }
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    LockTableDynamoDbClientAutoConfiguration.class,
+                    LockTableAutoConfiguration.class,
+                    LeaderOnlyAutoConfiguration.class))
+            .withPropertyValues(LockTableTestMode.ON, "locktable.lease-duration=2s");
 
     @Test
     void namesDefaultToTheApplicationNameAndPlaceholdersResolve() {

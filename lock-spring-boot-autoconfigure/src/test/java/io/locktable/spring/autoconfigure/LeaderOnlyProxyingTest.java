@@ -6,9 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.locktable.Lease;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
-import io.locktable.test.DynamoDbEngine;
-import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.TestTable;
+import io.locktable.spring.test.LockTableTestMode;
 import java.time.Duration;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,29 +21,21 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * {@code @LeaderOnly} through the proxies Spring Boot's AOP auto-configuration chooses: interface-based with {@code
  * spring.aop.proxy-target-class=false}, class-based otherwise; and the starter does not change that choice for the
- * application's other beans.
+ * application's other beans. The lock table is in memory.
  */
-@DynamoDbEngineTest
 class LeaderOnlyProxyingTest {
 
-    private final ApplicationContextRunner runner;
-
-    LeaderOnlyProxyingTest(DynamoDbEngine engine, TestTable table) {
-        this.runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        AopAutoConfiguration.class,
-                        LockTableDynamoDbClientAutoConfiguration.class,
-                        LockTableAutoConfiguration.class,
-                        LeaderOnlyAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
-                .withPropertyValues(
-                        "locktable.table-name=" + table.name(), "locktable.sort-key=sk", "locktable.lease-duration=2s");
-    }
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    AopAutoConfiguration.class,
+                    LockTableDynamoDbClientAutoConfiguration.class,
+                    LockTableAutoConfiguration.class,
+                    LeaderOnlyAutoConfiguration.class))
+            .withPropertyValues(LockTableTestMode.ON, "locktable.lease-duration=2s");
 
     @ParameterizedTest(name = "spring.aop.proxy-target-class={0}")
     @ValueSource(booleans = {true, false})

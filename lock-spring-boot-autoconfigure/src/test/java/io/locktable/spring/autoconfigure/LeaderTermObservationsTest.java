@@ -11,9 +11,7 @@ import io.locktable.spring.actuate.LeaderTermObservationConvention;
 import io.locktable.spring.actuate.LockObservationContext;
 import io.locktable.spring.actuate.LockObservationContext.Kind;
 import io.locktable.spring.actuate.LockObservations;
-import io.locktable.test.DynamoDbEngine;
-import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.TestTable;
+import io.locktable.spring.test.LockTableTestMode;
 import io.micrometer.common.KeyValues;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
@@ -28,31 +26,24 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
-/** Leader terms as Micrometer observations, with a convention the application may replace. */
-@DynamoDbEngineTest
+/**
+ * Leader terms as Micrometer observations, with a convention the application may replace. The lock table is in
+ * memory: what is observed is the runner's terms, not a request.
+ */
 class LeaderTermObservationsTest {
 
     private static final Duration LEASE = Duration.ofSeconds(2);
 
     private final String job = "observed-term-" + UUID.randomUUID();
-    private final ApplicationContextRunner runner;
-
-    LeaderTermObservationsTest(DynamoDbEngine engine, TestTable table) {
-        this.runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        LockTableAutoConfiguration.class,
-                        LeaderOnlyAutoConfiguration.class,
-                        LockTableObservationAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
-                .withBean(Job.class)
-                .withPropertyValues(
-                        "job.name=" + job,
-                        "locktable.table-name=" + table.name(),
-                        "locktable.sort-key=" + table.sortKey().orElse(""),
-                        "locktable.lease-duration=" + LEASE.toMillis() + "ms");
-    }
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    LockTableAutoConfiguration.class,
+                    LeaderOnlyAutoConfiguration.class,
+                    LockTableObservationAutoConfiguration.class))
+            .withBean(Job.class)
+            .withPropertyValues(
+                    LockTableTestMode.ON, "job.name=" + job, "locktable.lease-duration=" + LEASE.toMillis() + "ms");
 
     @Test
     void aTermIsObservedFromTheGrantToTheRevocation() {

@@ -11,196 +11,60 @@ import io.locktable.LockTableOptions;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.LockAnnotationAdvisor;
-import io.locktable.test.DynamoDbEngine;
-import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.DynamoDbEngines;
-import io.locktable.test.TestTable;
+import io.locktable.spring.test.LockTableTestMode;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.dax.ClusterDaxClient;
 
-/** Conditions and back-off of the auto-configuration, against the real engine wherever a table is checked. */
-@DynamoDbEngineTest
+/**
+ * Conditions, back-off and property checks of the auto-configuration, none of which sends a request: no engine. Where
+ * the context must start, its lock table is in memory (the test mode); where the starter's own DynamoDB table must be
+ * built (its names, its client), the client is of an endpoint where nothing listens, and the context fails while the
+ * beans are created, before any request. What the client reaches is in {@link LockTableConnectionTest}, on the engine.
+ */
 class LockTableAutoConfigurationTest {
 
-    private static final String ACCESS_KEY = "aws.accessKeyId";
-    private static final String SECRET_KEY = "aws.secretAccessKey";
-    private static boolean setCredentials;
+    /** A name for the starter's DynamoDB lock table where it is built over {@link #unansweredClient()}. */
+    private static final String TABLE = "Locks";
 
-    private final DynamoDbEngine engine;
-    private final TestTable table;
-    private final ApplicationContextRunner runner;
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    LockTableDynamoDbClientAutoConfiguration.class,
+                    LockTableAutoConfiguration.class,
+                    LeaderOnlyAutoConfiguration.class))
+            .withPropertyValues("locktable.lease-duration=2s");
 
-    LockTableAutoConfigurationTest(DynamoDbEngine engine, TestTable table) {
-        this.engine = engine;
-        this.table = table;
-        this.runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        LockTableDynamoDbClientAutoConfiguration.class,
-                        LockTableAutoConfiguration.class,
-                        LeaderOnlyAutoConfiguration.class))
-                .withPropertyValues(
-                        "locktable.table-name=" + table.name(),
-                        "locktable.sort-key=" + table.sortKey().orElse(""),
-                        "locktable.lease-duration=2s");
+    /** The starter's lock table in memory: the context starts and nothing is sent. */
+    private ApplicationContextRunner inMemory() {
+        return runner.withPropertyValues(LockTableTestMode.ON);
     }
 
-    /** The fallback client uses the default credentials chain: give it dummy keys for a local engine. */
-    @BeforeAll
-    static void credentialsForLocalEngine() {
-        if (DynamoDbEngines.current().isLocal() && System.getProperty(ACCESS_KEY) == null) {
-            System.setProperty(ACCESS_KEY, "test");
-            System.setProperty(SECRET_KEY, "test");
-            setCredentials = true;
-        }
+    /** The starter's DynamoDB lock table over a client that nothing answers: for what fails before any request. */
+    private ApplicationContextRunner unanswered() {
+        return runner.withBean(DynamoDbClient.class, LockTableAutoConfigurationTest::unansweredClient)
+                .withPropertyValues("locktable.table-name=" + TABLE, "locktable.sort-key=sk");
     }
 
-    @AfterAll
-    static void clearCredentials() {
-        if (setCredentials) {
-            System.clearProperty(ACCESS_KEY);
-            System.clearProperty(SECRET_KEY);
-        }
-    }
-
-    private ApplicationContextRunner withEngineClient() {
-        return runner.withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}));
-    }
-
-    @Test
-    void buildsAClientWhenTheContextHasNone() {
-        runner.withPropertyValues(
-                        "locktable.dynamodb.endpoint=" + engine.endpoint(), "locktable.dynamodb.region=us-east-1")
-                .run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(DynamoDbClient.class);
-                    DynamoDbClient client = context.getBean(DynamoDbClient.class);
-                    assertThat(client.serviceClientConfiguration().endpointOverride())
-                            .contains(engine.endpoint());
-                    assertThat(client.serviceClientConfiguration().region()).isEqualTo(Region.US_EAST_1);
-                    assertThat(context).hasSingleBean(LockTable.class).hasSingleBean(LeaderRunner.class);
-                    assertThat(context.getBean(LockTable.class).tableName()).isEqualTo(table.name());
-                });
-    }
-
-    @Test
-    void connectionDetailsOfTheContextWinOverTheProperties() {
-        LockTableConnectionDetails details = new LockTableConnectionDetails() {
-            @Override
-            public URI getEndpoint() {
-                return engine.endpoint();
-            }
-
-            @Override
-            public String getRegion() {
-                return "us-east-1"; // the engine's: moto keeps tables per region
-            }
-
-            @Override
-            public AwsCredentialsProvider getCredentialsProvider() {
-                return StaticCredentialsProvider.create(AwsBasicCredentials.create("details", "details"));
-            }
-        };
-        runner.withPropertyValues(
-                        "locktable.dynamodb.endpoint=http://127.0.0.1:9", "locktable.dynamodb.region=eu-west-1")
-                .withBean(LockTableConnectionDetails.class, () -> details)
-                .run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(LockTableConnectionDetails.class);
-                    DynamoDbClient client = context.getBean(DynamoDbClient.class);
-                    assertThat(client.serviceClientConfiguration().endpointOverride())
-                            .contains(engine.endpoint());
-                    assertThat(client.serviceClientConfiguration().region()).isEqualTo(Region.US_EAST_1);
-                    assertThat(context.getBean(LockTable.class).tryAcquire("by-details", Duration.ofSeconds(2)))
-                            .as("the client reaches the engine")
-                            .isPresent();
-                });
-    }
-
-    @Test
-    void thePropertiesAreTheConnectionDetailsWhenTheContextHasNone() {
-        runner.withPropertyValues(
-                        "locktable.dynamodb.endpoint=" + engine.endpoint(), "locktable.dynamodb.region=us-east-1")
-                .run(context -> {
-                    LockTableConnectionDetails details = context.getBean(LockTableConnectionDetails.class);
-                    assertThat(details.getEndpoint()).isEqualTo(engine.endpoint());
-                    assertThat(details.getRegion()).isEqualTo("us-east-1");
-                    assertThat(details.getCredentialsProvider())
-                            .as("the default chain")
-                            .isNull();
-                });
-    }
-
-    @Test
-    void theBuildersCustomizersAdjustTheClientItBuildsInOrder() {
-        List<String> applied = new CopyOnWriteArrayList<>();
-        SentOperations sent = new SentOperations();
-        runner.withPropertyValues(
-                        "locktable.dynamodb.endpoint=" + engine.endpoint(), "locktable.dynamodb.region=us-east-1")
-                .withBean(
-                        "second",
-                        LockTableDynamoDbClientBuilderCustomizer.class,
-                        () -> new OrderedClientCustomizer(2, builder -> applied.add("second")))
-                .withBean(
-                        "first",
-                        LockTableDynamoDbClientBuilderCustomizer.class,
-                        () -> new OrderedClientCustomizer(1, builder -> {
-                            applied.add("first");
-                            builder.overrideConfiguration(o -> o.addExecutionInterceptor(sent));
-                        }))
-                .run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(applied).containsExactly("first", "second");
-                    assertThat(sent.operations())
-                            .as("the locks' requests went through the customized client")
-                            .contains("DescribeTable");
-                });
-    }
-
-    /** A customizer with an order, as an application's {@code @Order} bean would have. */
-    record OrderedClientCustomizer(int order, LockTableDynamoDbClientBuilderCustomizer customizer)
-            implements LockTableDynamoDbClientBuilderCustomizer, org.springframework.core.Ordered {
-        @Override
-        public void customize(software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder builder) {
-            customizer.customize(builder);
-        }
-
-        @Override
-        public int getOrder() {
-            return order;
-        }
-    }
-
-    @Test
-    void usesTheClientOfTheContext() {
-        SentOperations sent = new SentOperations();
-        runner.withBean(DynamoDbClient.class, () -> engine.newClient(o -> o.addExecutionInterceptor(sent)))
-                .run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(DynamoDbClient.class);
-                    assertThat(context.getBean(DynamoDbClient.class)
-                                    .serviceClientConfiguration()
-                                    .endpointOverride())
-                            .contains(engine.endpoint());
-                    assertThat(sent.operations())
-                            .as("verify() at startup, through the context's client")
-                            .contains("DescribeTable");
-                });
+    /** A real client of an endpoint where nothing listens; building it and the lock table sends nothing. */
+    private static DynamoDbClient unansweredClient() {
+        return DynamoDbClient.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:9"))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .build();
     }
 
     @Test
@@ -210,12 +74,11 @@ class LockTableAutoConfigurationTest {
                         LockTableDynamoDbClientAutoConfiguration.class,
                         LockTableAutoConfiguration.class,
                         LeaderOnlyAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
+                .withBean(DynamoDbClient.class, LockTableAutoConfigurationTest::unansweredClient)
                 .withBean(
                         "myLocks",
                         LockTable.class,
-                        () -> LockTable.builder(engine.client(), table.name(), table.partitionKey())
-                                .sortKey(table.sortKey().orElseThrow())
+                        () -> LockTable.inMemory("my-locks-" + UUID.randomUUID())
                                 .build())
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(LockTable.class);
@@ -229,7 +92,7 @@ class LockTableAutoConfigurationTest {
         new ApplicationContextRunner()
                 .withConfiguration(
                         AutoConfigurations.of(LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
+                .withBean(DynamoDbClient.class, LockTableAutoConfigurationTest::unansweredClient)
                 .run(context -> {
                     assertThat(context).hasFailed();
                     FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
@@ -243,13 +106,13 @@ class LockTableAutoConfigurationTest {
 
     @Test
     void leaseOutOfRangeIsDescribed() {
-        withEngineClient().withPropertyValues("locktable.lease-duration=500ms").run(context -> {
+        inMemory().withPropertyValues("locktable.lease-duration=500ms").run(context -> {
             FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
             assertThat(analysis.getDescription())
                     .isEqualTo("locktable.lease-duration is PT0.5S, outside the range a lease may have, 1s to 1d.");
             assertThat(analysis.getAction()).startsWith("Set locktable.lease-duration from 1s to 1d");
         });
-        withEngineClient()
+        inMemory()
                 .withPropertyValues("locktable.lease-duration=2d")
                 .run(context -> assertThat(
                                 Analyses.of(context.getStartupFailure()).getDescription())
@@ -258,7 +121,7 @@ class LockTableAutoConfigurationTest {
 
     @Test
     void aNumberWithoutAUnitIsInSecondsForLeaseScaleDurations() {
-        withEngineClient()
+        inMemory()
                 .withPropertyValues("locktable.lease-duration=30", "locktable.time-to-live.retention=3600")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -270,7 +133,7 @@ class LockTableAutoConfigurationTest {
 
     @Test
     void aTimeToLiveRetentionUnderAnHourIsDescribedWithLockCoresReason() {
-        withEngineClient()
+        inMemory()
                 .withPropertyValues(
                         "locktable.time-to-live.attribute=expiresAt", "locktable.time-to-live.retention=10m")
                 .run(context -> {
@@ -310,18 +173,18 @@ class LockTableAutoConfigurationTest {
                 "Set locktable.sort-key to the name of the table's sort key attribute");
         assertRefused(
                 "locktable.sort-key=pk",
-                "locktable.sort-key is not valid: sortKey of table " + table.name()
+                "locktable.sort-key is not valid: sortKey of table " + TABLE
                         + " must differ from its partitionKey 'pk'.",
                 "Set locktable.sort-key");
         assertRefused(
                 "locktable.time-to-live.attribute=sk",
-                "locktable.time-to-live.attribute is not valid: timeToLive attribute 'sk' of table " + table.name()
+                "locktable.time-to-live.attribute is not valid: timeToLive attribute 'sk' of table " + TABLE
                         + " is one of its key attributes.",
                 "Set locktable.time-to-live.attribute to the table's time-to-live attribute");
     }
 
     private void assertRefused(String property, String description, String action) {
-        withEngineClient().withPropertyValues(property).run(context -> {
+        unanswered().withPropertyValues(property).run(context -> {
             FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
             assertThat(analysis.getDescription()).as(property).startsWith(description);
             assertThat(analysis.getAction()).as(property).startsWith(action);
@@ -330,7 +193,7 @@ class LockTableAutoConfigurationTest {
 
     @Test
     void aDefaultHolderLongerThanLockCoreAllowsIsCutToItsLength() {
-        withEngineClient()
+        inMemory()
                 .withPropertyValues("spring.application.name=" + "orders".repeat(50))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -342,88 +205,26 @@ class LockTableAutoConfigurationTest {
     }
 
     @Test
-    void keysThatDoNotMatchTheTableAreDescribed() {
-        withEngineClient().withPropertyValues("locktable.sort-key=range").run(context -> {
-            FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
-            assertThat(analysis.getDescription())
-                    .contains("Table '" + table.name() + "' cannot hold locks")
-                    .contains("its sort key is 'sk', not 'range'");
-            assertThat(analysis.getAction()).startsWith("Set locktable.partition-key and locktable.sort-key");
-        });
-    }
-
-    @Test
-    void missingTableIsDescribedAndCreatedOnlyWhenAsked() {
-        String missing = engine.uniqueTableName("missing");
-        withEngineClient().withPropertyValues("locktable.table-name=" + missing).run(context -> {
-            FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
-            assertThat(analysis.getDescription())
-                    .startsWith("The lock table '" + missing + "' (locktable.table-name) does not exist at "
-                            + engine.endpoint());
-            assertThat(analysis.getAction())
-                    .contains("a string partition key 'pk' and a string sort key 'sk'")
-                    .contains("locktable.create-table=true");
-        });
-        try {
-            withEngineClient()
-                    .withPropertyValues("locktable.table-name=" + missing, "locktable.create-table=true")
-                    .run(context -> {
-                        assertThat(context).hasNotFailed();
-                        LockTable locks = context.getBean(LockTable.class);
-                        assertThat(locks.tryAcquire("created", Duration.ofSeconds(2)))
-                                .hasValueSatisfying(lease ->
-                                        assertThat(lease.fencingToken()).isEqualTo(1));
-                    });
-        } finally {
-            engine.deleteTable(missing);
-        }
-    }
-
-    @Test
     void refusesADaxClientByItsType() {
-        runner.withBean(DynamoDbClient.class, FakeDaxClient::new).run(context -> {
-            FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
-            assertThat(analysis.getDescription())
-                    .startsWith("The DynamoDbClient for the locks is a DAX client (" + FakeDaxClient.class.getName())
-                    .contains("not strongly consistent");
-            assertThat(analysis.getAction())
-                    .startsWith("Define a plain DynamoDbClient bean (DynamoDbClient.create()) and mark it with"
-                            + " @LockTableDynamoDbClient")
-                    .contains("@Bean(defaultCandidate = false)");
-        });
+        runner.withBean(DynamoDbClient.class, FakeDaxClient::new)
+                .withPropertyValues("locktable.table-name=" + TABLE)
+                .run(context -> {
+                    FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
+                    assertThat(analysis.getDescription())
+                            .startsWith("The DynamoDbClient for the locks is a DAX client ("
+                                    + FakeDaxClient.class.getName())
+                            .contains("not strongly consistent");
+                    assertThat(analysis.getAction())
+                            .startsWith("Define a plain DynamoDbClient bean (DynamoDbClient.create()) and mark it with"
+                                    + " @LockTableDynamoDbClient")
+                            .contains("@Bean(defaultCandidate = false)");
+                });
         assertThat(LockTableClient.isDax(new ClusterDaxClient())).isTrue();
         assertThat(LockTableClient.isDax(new DaxNamedClient()))
                 .as("a name is no type")
                 .isFalse();
-        assertThat(LockTableClient.isDax(engine.client())).isFalse();
-    }
-
-    @Test
-    void aDaxClientOfTheApplicationIsLeftAloneWhenAPlainOneIsMarkedForTheLocks() {
-        runner.withBean(DynamoDbEngine.class, () -> engine)
-                .withUserConfiguration(DaxAndMarkedPlainClient.class)
-                .run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(LockTable.class);
-                    assertThat(context.getBean(DynamoDbClient.class)).isInstanceOf(FakeDaxClient.class);
-                    Lease lease = context.getBean(LockTable.class)
-                            .tryAcquire("beside-dax-" + UUID.randomUUID(), Duration.ofSeconds(2))
-                            .orElseThrow();
-                    lease.release();
-                });
-    }
-
-    /** The application's DAX client, and a plain client for the locks only. */
-    @Configuration(proxyBeanMethods = false)
-    static class DaxAndMarkedPlainClient {
-        @Bean
-        DynamoDbClient dax() {
-            return new FakeDaxClient();
-        }
-
-        @Bean(defaultCandidate = false)
-        @LockTableDynamoDbClient
-        DynamoDbClient locks(DynamoDbEngine engine) {
-            return engine.newClient(o -> {});
+        try (DynamoDbClient plain = unansweredClient()) {
+            assertThat(LockTableClient.isDax(plain)).isFalse();
         }
     }
 
@@ -440,7 +241,7 @@ class LockTableAutoConfigurationTest {
 
     @Test
     void leaderDisabledMeansNoRunnerAndSkippedCalls() {
-        withEngineClient()
+        inMemory()
                 .withPropertyValues("locktable.leader.enabled=false")
                 .withBean(Job.class)
                 .run(context -> {
@@ -456,12 +257,11 @@ class LockTableAutoConfigurationTest {
 
     @Test
     void backsOffForARunnerAndAnAdvisorOfTheContext() {
-        withEngineClient()
+        inMemory()
                 .withBean(
                         "myRunner",
                         LeaderRunner.class,
-                        () -> new LeaderRunner(LockTable.builder(engine.client(), table.name(), "pk")
-                                .sortKey("sk")
+                        () -> new LeaderRunner(LockTable.inMemory("my-runner-" + UUID.randomUUID())
                                 .build()))
                 .withBean(
                         "myAdvisor",
@@ -476,7 +276,7 @@ class LockTableAutoConfigurationTest {
 
     @Test
     void worksWithoutActuatorNorMicrometer() {
-        withEngineClient()
+        inMemory()
                 .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate", "io.micrometer"))
                 .withBean(Job.class)
                 .run(context -> {
@@ -503,7 +303,9 @@ class LockTableAutoConfigurationTest {
             }
         };
         String name = "held-at-close-" + UUID.randomUUID();
-        withEngineClient().withBean(LockTableListener.class, () -> listener).run(context -> {
+        String[] table = new String[1];
+        inMemory().withBean(LockTableListener.class, () -> listener).run(context -> {
+            table[0] = context.getBean(LockTable.class).tableName();
             Lease lease = context.getBean(LockTable.class)
                     .tryAcquire(name, Duration.ofSeconds(2))
                     .orElseThrow();
@@ -513,9 +315,7 @@ class LockTableAutoConfigurationTest {
             context.close();
             assertThat(lease.end()).contains(LeaseEnd.CLOSED);
         });
-        try (LockTable other = LockTable.builder(engine.client(), table.name(), "pk")
-                .sortKey("sk")
-                .build()) {
+        try (LockTable other = LockTable.inMemory(table[0]).build()) {
             assertThat(other.tryAcquire(name, Duration.ofSeconds(2)))
                     .as("released on close")
                     .isPresent();

@@ -3,8 +3,6 @@ package io.locktable.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.locktable.LockTable;
-import io.locktable.LockTableOptions;
-import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.LockAnnotationAdvisor;
 import io.locktable.spring.actuate.LockTableHealthIndicator;
@@ -18,7 +16,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
-import org.springframework.aop.framework.autoproxy.AbstractAutoProxyCreator;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
@@ -27,7 +24,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
-import org.springframework.core.annotation.Order;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
@@ -35,8 +31,9 @@ import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * Which {@code DynamoDbClient} the locks use when the context has several, and how the auto-configuration backs off
- * for lock tables of the user's; the customizers of the builder.
+ * Which {@code DynamoDbClient} the locks use when the context has several, on the engine: the requests of each client
+ * are noted, so a test tells which one served the locks. How the auto-configuration backs off for lock tables of the
+ * user's, the customizers of the builder and the switch are in {@link LockTableBackOffTest}, without an engine.
  */
 @DynamoDbEngineTest
 class LockTableBeansTest {
@@ -55,7 +52,7 @@ class LockTableBeansTest {
                         MetricsAutoConfiguration.class,
                         SimpleMetricsExportAutoConfiguration.class,
                         CompositeMeterRegistryAutoConfiguration.class))
-                .withBean(Clients.class, () -> new Clients(engine, table))
+                .withBean(Clients.class, () -> new Clients(engine))
                 .withPropertyValues(
                         "locktable.table-name=" + table.name(),
                         "locktable.sort-key=" + table.sortKey().orElse(""),
@@ -110,83 +107,13 @@ class LockTableBeansTest {
                 });
     }
 
-    @Test
-    void lockTablesOfTheUsersForTwoTablesMakeTheStarterBackOffWithoutFailing() {
-        runner.withUserConfiguration(ApplicationClient.class, TwoLockTables.class)
-                .run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(context.getBeansOfType(LockTable.class)).containsOnlyKeys("orders", "billing");
-                    assertThat(context)
-                            .doesNotHaveBean(LeaderRunner.class)
-                            .doesNotHaveBean(LocksEndpoint.class)
-                            .doesNotHaveBean(LockTableMetrics.class)
-                            .doesNotHaveBean(LockTableHealthIndicator.class);
-                });
-    }
-
-    @Test
-    void aPrimaryLockTableOfTheUsersIsTheOneTheStarterLeadsOn() {
-        runner.withUserConfiguration(ApplicationClient.class, TwoLockTables.class, PrimaryLockTable.class)
-                .run(context -> {
-                    assertThat(context).hasNotFailed();
-                    LockTable primary = context.getBean("main", LockTable.class);
-                    assertThat(context.getBean(LeaderRunner.class).lockTable()).isSameAs(primary);
-                    assertThat(context.getBean(LocksEndpoint.class).locks().table())
-                            .isEqualTo(primary.tableName());
-                    assertThat(context)
-                            .hasSingleBean(LockTableMetrics.class)
-                            .hasSingleBean(LockTableHealthIndicator.class);
-                });
-    }
-
-    @Test
-    void customizersAdjustTheBuilderInOrderAfterTheProperties() {
-        runner.withUserConfiguration(ApplicationClient.class, Customizers.class)
-                .withPropertyValues("locktable.holder=from-properties")
-                .run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(Customizers.class).applied).containsExactly("first", "second");
-                    assertThat(context.getBean(LockTable.class).options().holder())
-                            .contains("second");
-                });
-    }
-
-    @Test
-    void switchedOffTheStarterContributesNothingAndLeaderOnlyMethodsArePlainMethods() {
-        runner.withPropertyValues("locktable.enabled=false").withBean(Job.class).run(context -> {
-            assertThat(context).hasNotFailed();
-            assertThat(context)
-                    .doesNotHaveBean(DynamoDbClient.class)
-                    .doesNotHaveBean(LockTable.class)
-                    .doesNotHaveBean(LockTableProperties.class)
-                    .doesNotHaveBean(LeaderRunner.class)
-                    .doesNotHaveBean(LockAnnotationAdvisor.class)
-                    .doesNotHaveBean(LocksEndpoint.class)
-                    .doesNotHaveBean(LockTableMetrics.class)
-                    .doesNotHaveBean(LockTableHealthIndicator.class);
-            assertThat(context.getBeanNamesForType(AbstractAutoProxyCreator.class))
-                    .isEmpty();
-            assertThat(context.getBean(Job.class).run()).isEqualTo("ran");
-        });
-    }
-
-    /** A bean with a {@code @LeaderOnly} method. */
-    public static class Job {
-        @LeaderOnly("switched-off")
-        public String run() {
-            return "ran";
-        }
-    }
-
     /** Creates engine clients that record the operations each one sends, by the name given. */
     static final class Clients {
         final Map<String, List<String>> operations = new ConcurrentHashMap<>();
         final DynamoDbEngine engine;
-        final TestTable table;
 
-        Clients(DynamoDbEngine engine, TestTable table) {
+        Clients(DynamoDbEngine engine) {
             this.engine = engine;
-            this.table = table;
         }
 
         DynamoDbClient create(String name) {
@@ -199,12 +126,6 @@ class LockTableBeansTest {
                 }
             };
             return engine.newClient(o -> o.addExecutionInterceptor(recorder));
-        }
-
-        LockTable lockTable(DynamoDbClient client) {
-            return LockTable.builder(client, table.name(), table.partitionKey())
-                    .sortKey(table.sortKey().orElseThrow())
-                    .build();
         }
     }
 
@@ -253,48 +174,6 @@ class LockTableBeansTest {
         @LockTableDynamoDbClient
         DynamoDbClient locksOnly(Clients clients) {
             return clients.create("locks-only");
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class TwoLockTables {
-        @Bean(destroyMethod = "close")
-        LockTable orders(Clients clients, DynamoDbClient client) {
-            return clients.lockTable(client);
-        }
-
-        @Bean(destroyMethod = "close")
-        LockTable billing(Clients clients, DynamoDbClient client) {
-            return clients.lockTable(client);
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class PrimaryLockTable {
-        @Bean(destroyMethod = "close")
-        @Primary
-        LockTable main(Clients clients, DynamoDbClient client) {
-            return clients.lockTable(client);
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class Customizers {
-        final List<String> applied = new CopyOnWriteArrayList<>();
-
-        @Bean
-        @Order(2)
-        LockTableBuilderCustomizer second() {
-            return builder -> {
-                applied.add("second");
-                builder.options(LockTableOptions.builder().holder("second").build());
-            };
-        }
-
-        @Bean
-        @Order(1)
-        LockTableBuilderCustomizer first() {
-            return builder -> applied.add("first");
         }
     }
 }

@@ -3,9 +3,7 @@ package io.locktable.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.locktable.spring.actuate.LockTableHealthIndicator;
-import io.locktable.test.DynamoDbEngine;
-import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.TestTable;
+import io.locktable.spring.test.LockTableTestMode;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -17,32 +15,25 @@ import org.springframework.boot.health.autoconfigure.application.AvailabilityHea
 import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
-/** The {@code locktable} health indicator in Spring Boot's health groups, and its {@code locktable.health.*}. */
-@DynamoDbEngineTest
+/**
+ * The {@code locktable} health indicator in Spring Boot's health groups, and its {@code locktable.health.*}. Wiring
+ * only: the lock table is in memory, no engine.
+ */
 class LockTableHealthGroupsTest {
 
-    private final ApplicationContextRunner runner;
-
-    LockTableHealthGroupsTest(DynamoDbEngine engine, TestTable table) {
-        this.runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        LockTableAutoConfiguration.class,
-                        LeaderOnlyAutoConfiguration.class,
-                        LockTableHealthAutoConfiguration.class,
-                        ApplicationAvailabilityAutoConfiguration.class,
-                        HealthContributorAutoConfiguration.class,
-                        HealthContributorRegistryAutoConfiguration.class,
-                        AvailabilityHealthContributorAutoConfiguration.class,
-                        AvailabilityProbesAutoConfiguration.class,
-                        HealthEndpointAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
-                .withPropertyValues(
-                        "locktable.table-name=" + table.name(),
-                        "locktable.sort-key=" + table.sortKey().orElse(""),
-                        "management.endpoint.health.probes.enabled=true");
-    }
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    LockTableAutoConfiguration.class,
+                    LeaderOnlyAutoConfiguration.class,
+                    LockTableHealthAutoConfiguration.class,
+                    ApplicationAvailabilityAutoConfiguration.class,
+                    HealthContributorAutoConfiguration.class,
+                    HealthContributorRegistryAutoConfiguration.class,
+                    AvailabilityHealthContributorAutoConfiguration.class,
+                    AvailabilityProbesAutoConfiguration.class,
+                    HealthEndpointAutoConfiguration.class))
+            .withPropertyValues(LockTableTestMode.ON, "management.endpoint.health.probes.enabled=true");
 
     @Test
     void isInTheMainGroupButNotInTheLivenessGroup() {

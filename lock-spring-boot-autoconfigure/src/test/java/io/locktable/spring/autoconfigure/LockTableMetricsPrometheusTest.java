@@ -9,9 +9,7 @@ import io.locktable.LockTable;
 import io.locktable.LockTableListener;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
-import io.locktable.test.DynamoDbEngine;
-import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.TestTable;
+import io.locktable.spring.test.LockTableTestMode;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -27,16 +25,15 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
-/** The {@code locktable.*} meters as Prometheus renders them: their names, and the series that exist from the start. */
-@DynamoDbEngineTest
+/**
+ * The {@code locktable.*} meters as Prometheus renders them: their names, and the series that exist from the start.
+ * The lock table is in memory; another in-memory table of its name plays the other instance.
+ */
 class LockTableMetricsPrometheusTest {
 
     private static final Duration LEASE = Duration.ofSeconds(2);
 
-    private final DynamoDbEngine engine;
-    private final TestTable table;
     private final ApplicationContextRunner runner;
 
     @AutoClose("shutdownNow")
@@ -45,9 +42,7 @@ class LockTableMetricsPrometheusTest {
     /** The leadership of this test's context: a name of its own, which no other test's instance may still hold. */
     private final String job = "prom-job-" + UUID.randomUUID();
 
-    LockTableMetricsPrometheusTest(DynamoDbEngine engine, TestTable table) {
-        this.engine = engine;
-        this.table = table;
+    LockTableMetricsPrometheusTest() {
         this.runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
                         LockTableAutoConfiguration.class,
@@ -55,20 +50,15 @@ class LockTableMetricsPrometheusTest {
                         LockTableMetricsAutoConfiguration.class,
                         MetricsAutoConfiguration.class,
                         CompositeMeterRegistryAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
                 .withBean(PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
                 .withBean(Job.class)
                 .withPropertyValues(
-                        "job.name=" + job,
-                        "locktable.table-name=" + table.name(),
-                        "locktable.sort-key=" + table.sortKey().orElse(""),
-                        "locktable.lease-duration=" + LEASE.toMillis() + "ms");
+                        LockTableTestMode.ON, "job.name=" + job, "locktable.lease-duration=" + LEASE.toMillis() + "ms");
     }
 
-    private LockTable other() {
-        return LockTable.builder(engine.client(), table.name(), table.partitionKey())
-                .sortKey(table.sortKey().orElseThrow())
-                .build();
+    /** Another instance: a lock table over the in-memory table of the context's. */
+    private static LockTable other(LockTable locks) {
+        return LockTable.inMemory(locks.tableName()).build();
     }
 
     @Test
@@ -102,7 +92,7 @@ class LockTableMetricsPrometheusTest {
             LockTable locks = context.getBean(LockTable.class);
             PrometheusMeterRegistry registry = context.getBean(PrometheusMeterRegistry.class);
             String name = "waited-" + UUID.randomUUID();
-            try (LockTable other = other()) {
+            try (LockTable other = other(locks)) {
                 Lease held = other.tryAcquire(name, LEASE).orElseThrow();
                 assertThat(locks.tryAcquire(name, LEASE)).isEmpty();
                 CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(

@@ -6,9 +6,7 @@ import io.locktable.Lease;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LockedRun;
 import io.locktable.spring.LockedRuns;
-import io.locktable.test.DynamoDbEngine;
-import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.TestTable;
+import io.locktable.spring.test.LockTableTestMode;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
@@ -17,36 +15,25 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.core.annotation.AliasFor;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * How {@code @LockedRun} declarations are read at startup: default names, placeholders, composed annotations, and the
- * refused ones (the same rules as {@code @LeaderOnly}'s, and never both on one method).
+ * refused ones (the same rules as {@code @LeaderOnly}'s, and never both on one method). The lock table is in memory;
+ * the test mode ignored without the test support is in {@link LockTableConnectionTest}, on the engine.
  */
-@DynamoDbEngineTest
-@ExtendWith(OutputCaptureExtension.class)
 class LockedRunDeclarationTest {
 
-    private final ApplicationContextRunner runner;
-
-    LockedRunDeclarationTest(DynamoDbEngine engine, TestTable table) {
-        this.runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        LockTableDynamoDbClientAutoConfiguration.class,
-                        LockTableAutoConfiguration.class,
-                        LeaderOnlyAutoConfiguration.class,
-                        LockedRunAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
-                .withPropertyValues(
-                        "locktable.table-name=" + table.name(), "locktable.sort-key=sk", "locktable.lease-duration=2s");
-    }
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    LockTableDynamoDbClientAutoConfiguration.class,
+                    LockTableAutoConfiguration.class,
+                    LeaderOnlyAutoConfiguration.class,
+                    LockedRunAutoConfiguration.class))
+            .withPropertyValues(LockTableTestMode.ON, "locktable.lease-duration=2s");
 
     @Test
     void namesDefaultToTheClassAndMethodAndPlaceholdersResolve() {
@@ -116,19 +103,6 @@ class LockedRunDeclarationTest {
                                 + ".run() has leaseDuration 100ms, outside the range a lease may have, 1s to 1d."));
     }
 
-    @Test
-    void theTestModeIsIgnoredWithoutTheTestSupportOnTheClassPath(CapturedOutput output) {
-        runner.withPropertyValues("locktable.test.lead-everything=true", "jobs.report=nightly-report")
-                .withBean(Named.class)
-                .run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(LockedRuns.class);
-                    assertThat(context.getBean(Named.class).composed().isHeld())
-                            .as("released after the run: a real lock was taken")
-                            .isFalse();
-                    assertThat(output).contains("locktable.test.lead-everything=true is ignored");
-                });
-    }
-
     /** A composed annotation of the application's, naming the lock through an alias. */
     @Retention(RetentionPolicy.RUNTIME)
     @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
@@ -138,7 +112,8 @@ class LockedRunDeclarationTest {
         String value();
     }
 
-    static class Named {
+    /** Public so that a proxy in a {@code FilteredClassLoader} can extend it ({@link LockTableConnectionTest}). */
+    public static class Named {
         @LockedRun
         public void byDefault() {}
 

@@ -10,16 +10,9 @@ import io.locktable.LockTable;
 import io.locktable.spring.LockedRun;
 import io.locktable.spring.LockedRunEvent;
 import io.locktable.spring.LockedRuns;
-import io.locktable.spring.actuate.DefaultLockedRunObservationConvention;
 import io.locktable.spring.actuate.LocksEndpoint;
-import io.locktable.test.DynamoDbEngine;
-import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.FaultInjector;
-import io.locktable.test.TestTable;
+import io.locktable.spring.test.LockTableTestMode;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.observation.ObservationRegistry;
-import io.micrometer.observation.tck.TestObservationRegistry;
-import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -35,52 +28,40 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterR
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.event.EventListener;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * One context on the real engine: what a {@code @LockedRun} call does when it gets the lock, when another holder has
- * it, when its acquire fails and when its lease is lost; its minimum hold; its events, meters and endpoint entry.
- * Another {@link LockTable} on the same table plays the other instance.
+ * One context over the in-memory table: what a {@code @LockedRun} call does when it gets the lock and when another
+ * holder has it; its minimum hold; its events, meters and endpoint entry. Another in-memory {@link LockTable} of the
+ * same table name plays the other instance. A failed acquire and a lost lease, which need requests that fail, are in
+ * {@link LockedRunFaultsTest}, on the engine.
  */
-@DynamoDbEngineTest
 class LockedRunTest {
 
     private static final Duration LEASE = Duration.ofSeconds(1);
     private static final Duration MARGIN = Duration.ofMillis(1500);
 
-    private final DynamoDbEngine engine;
-    private final TestTable table;
-    private final FaultInjector faults = new FaultInjector();
-    private final ApplicationContextRunner runner;
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    LockTableDynamoDbClientAutoConfiguration.class,
+                    LockTableAutoConfiguration.class,
+                    LockedRunAutoConfiguration.class,
+                    LockTableActuatorAutoConfiguration.class,
+                    LockTableMetricsAutoConfiguration.class,
+                    MetricsAutoConfiguration.class,
+                    SimpleMetricsExportAutoConfiguration.class,
+                    CompositeMeterRegistryAutoConfiguration.class))
+            .withBean(Jobs.class)
+            .withBean(Events.class)
+            .withPropertyValues(
+                    LockTableTestMode.ON,
+                    "locktable.lease-duration=" + LEASE.toMillis() + "ms",
+                    "management.endpoints.web.exposure.include=locks");
 
-    LockedRunTest(DynamoDbEngine engine, TestTable table) {
-        this.engine = engine;
-        this.table = table;
-        this.runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        LockTableDynamoDbClientAutoConfiguration.class,
-                        LockTableAutoConfiguration.class,
-                        LockedRunAutoConfiguration.class,
-                        LockTableActuatorAutoConfiguration.class,
-                        LockTableMetricsAutoConfiguration.class,
-                        MetricsAutoConfiguration.class,
-                        SimpleMetricsExportAutoConfiguration.class,
-                        CompositeMeterRegistryAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> o.addExecutionInterceptor(faults)))
-                .withBean(Jobs.class)
-                .withBean(Events.class)
-                .withPropertyValues(
-                        "locktable.table-name=" + table.name(),
-                        "locktable.sort-key=" + table.sortKey().orElse(""),
-                        "locktable.lease-duration=" + LEASE.toMillis() + "ms",
-                        "management.endpoints.web.exposure.include=locks");
-    }
-
-    private LockTable otherInstance() {
-        return LockTable.builder(engine.client(), table.name(), table.partitionKey())
-                .sortKey(table.sortKey().orElseThrow())
-                .build();
+    /** Another instance: a lock table over the in-memory table of the context's. */
+    private static LockTable otherInstance(ApplicationContext context) {
+        return LockTable.inMemory(context.getBean(LockTable.class).tableName()).build();
     }
 
     @Test
@@ -124,7 +105,7 @@ class LockedRunTest {
     void aCallIsSkippedWhileAnotherInstanceHoldsTheLock() {
         runner.run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
-            try (LockTable other = otherInstance();
+            try (LockTable other = otherInstance(context);
                     Lease held = other.tryAcquire("Jobs.bound", LEASE).orElseThrow()) {
                 assertThat(jobs.bound()).as("Optional.empty() when skipped").isEmpty();
                 assertThat(jobs.counted()).as("the body did not run").isZero();
@@ -149,35 +130,13 @@ class LockedRunTest {
     }
 
     @Test
-    void aFailedAcquireSkipsTheCall() {
-        runner.run(context -> {
-            faults.blackhole("UpdateItem");
-            faults.blackhole("GetItem");
-            try {
-                assertThat(context.getBean(Jobs.class).bound()).isEmpty();
-            } finally {
-                faults.clear();
-            }
-            Events events = context.getBean(Events.class);
-            await().atMost(MARGIN).until(() -> !events.of("Jobs.bound").isEmpty());
-            assertThat(events.of("Jobs.bound").get(0)).satisfies(skipped -> {
-                assertThat(skipped.kind()).isEqualTo(LockedRunEvent.Kind.SKIPPED);
-                assertThat(skipped.skipReason()).contains(LockedRunEvent.SkipReason.ERROR);
-            });
-            assertThat(context.getBean(Jobs.class).bound())
-                    .as("the next call, once it answers")
-                    .isPresent();
-        });
-    }
-
-    @Test
     void aShortRunKeepsTheLockForItsMinHoldWithoutMakingTheCallerWait() {
         runner.run(context -> {
             long start = System.nanoTime();
             Lease lease = context.getBean(Jobs.class).held().orElseThrow();
             Duration call = Duration.ofNanos(System.nanoTime() - start);
             assertThat(call).as("the caller does not wait for the hold").isLessThan(Jobs.MIN_HOLD);
-            try (LockTable other = otherInstance()) {
+            try (LockTable other = otherInstance(context)) {
                 assertThat(other.tryAcquire("held", LEASE))
                         .as("kept after the run returned")
                         .isEmpty();
@@ -193,65 +152,13 @@ class LockedRunTest {
     }
 
     @Test
-    void aRunThatLosesItsLeaseWithoutInterruptionRunsOnAndIsToldThroughTheLease() {
-        TestObservationRegistry observations = TestObservationRegistry.create();
-        runner.withConfiguration(AutoConfigurations.of(LockTableObservationAutoConfiguration.class))
-                .withBean(ObservationRegistry.class, () -> observations)
-                .run(context -> {
-                    Jobs jobs = context.getBean(Jobs.class);
-                    CountDownLatch entered = new CountDownLatch(1);
-                    CountDownLatch release = new CountDownLatch(1);
-                    CompletableFuture<Boolean> running =
-                            CompletableFuture.supplyAsync(() -> jobs.blocks(entered, release));
-                    assertThat(entered.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
-                            .isTrue();
-                    LocksEndpoint.RunDescriptor shown =
-                            context.getBean(LocksEndpoint.class).locks().runs().get(0);
-                    assertThat(shown.name()).isEqualTo("blocks");
-                    assertThat(shown.fencingToken()).isEqualTo(jobs.seen().fencingToken());
-                    assertThat(shown.startedAt()).isNotNull();
-
-                    faults.blackhole("UpdateItem"); // no renewal reaches the table: the lease runs out
-                    try {
-                        await().atMost(LEASE.plus(MARGIN))
-                                .until(() -> !jobs.seen().isHeld());
-                        Events events = context.getBean(Events.class);
-                        await().atMost(MARGIN).until(() -> events.of("blocks").size() == 2);
-                        assertThat(events.of("blocks").get(1)).satisfies(lost -> {
-                            assertThat(lost.kind()).isEqualTo(LockedRunEvent.Kind.LOST);
-                            assertThat(lost.leaseEnd()).contains(LeaseEnd.EXPIRED);
-                        });
-                        release.countDown();
-                        assertThat(running.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
-                                .as("not interrupted, and Lease.current() ended")
-                                .isFalse();
-                        await().atMost(MARGIN).until(() -> events.of("blocks").size() == 3);
-                        assertThat(events.of("blocks").get(2)).satisfies(ended -> {
-                            assertThat(ended.kind()).isEqualTo(LockedRunEvent.Kind.ENDED);
-                            assertThat(ended.outcome()).contains(LockedRunEvent.Outcome.LOST);
-                        });
-                        TestObservationRegistryAssert.assertThat(observations)
-                                .hasObservationWithNameEqualTo(DefaultLockedRunObservationConvention.NAME)
-                                .that()
-                                .hasBeenStopped()
-                                .hasLowCardinalityKeyValue("lock", "blocks")
-                                .hasLowCardinalityKeyValue("outcome", "lost");
-                        assertThat(context.getBean(LocksEndpoint.class).locks().runs())
-                                .isEmpty();
-                    } finally {
-                        faults.clear();
-                    }
-                });
-    }
-
-    @Test
     void aNameFromTheArgumentsIsMeteredUnderItsTemplateAndShownAsEvaluated() {
         runner.run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
             for (String region : List.of("eu", "us", "ap")) {
                 assertThat(jobs.report(region).orElseThrow().name()).isEqualTo("report-" + region);
             }
-            try (LockTable other = otherInstance();
+            try (LockTable other = otherInstance(context);
                     Lease held = other.tryAcquire("report-eu", LEASE).orElseThrow()) {
                 assertThat(jobs.report("eu"))
                         .as("held by the other instance: skipped")

@@ -10,9 +10,7 @@ import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.actuate.LockTableHealthIndicator;
 import io.locktable.spring.actuate.LockTableMetrics;
 import io.locktable.spring.actuate.LocksEndpoint;
-import io.locktable.test.DynamoDbEngine;
-import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.TestTable;
+import io.locktable.spring.test.LockTableTestMode;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.MeterNotFoundException;
 import io.micrometer.core.instrument.search.Search;
@@ -28,13 +26,12 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * The endpoint, meter binder and health indicator: present with actuator and Micrometer, absent without them (the
- * lock table still works), backing off for beans of the user's; and the meters' tags and life cycle.
+ * lock table still works), backing off for beans of the user's; and the meters' tags and life cycle. The lock table
+ * is in memory: the meters hear its events, whatever store is behind it.
  */
-@DynamoDbEngineTest
 class ObservabilityAutoConfigurationTest {
 
     /** How long the meters may take to hear an event of the table, which reaches them on its event thread. */
@@ -42,31 +39,21 @@ class ObservabilityAutoConfigurationTest {
 
     private static final Duration LEASE = Duration.ofSeconds(2);
 
-    private final DynamoDbEngine engine;
-    private final TestTable table;
-    private final ApplicationContextRunner runner;
-
-    ObservabilityAutoConfigurationTest(DynamoDbEngine engine, TestTable table) {
-        this.engine = engine;
-        this.table = table;
-        this.runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        LockTableDynamoDbClientAutoConfiguration.class,
-                        LockTableAutoConfiguration.class,
-                        LeaderOnlyAutoConfiguration.class,
-                        LockTableActuatorAutoConfiguration.class,
-                        LockTableMetricsAutoConfiguration.class,
-                        LockTableHealthAutoConfiguration.class,
-                        MetricsAutoConfiguration.class,
-                        SimpleMetricsExportAutoConfiguration.class,
-                        CompositeMeterRegistryAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
-                .withPropertyValues(
-                        "locktable.table-name=" + table.name(),
-                        "locktable.sort-key=" + table.sortKey().orElse(""),
-                        "locktable.lease-duration=" + LEASE.toMillis() + "ms",
-                        "management.endpoints.web.exposure.include=locks");
-    }
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    LockTableDynamoDbClientAutoConfiguration.class,
+                    LockTableAutoConfiguration.class,
+                    LeaderOnlyAutoConfiguration.class,
+                    LockTableActuatorAutoConfiguration.class,
+                    LockTableMetricsAutoConfiguration.class,
+                    LockTableHealthAutoConfiguration.class,
+                    MetricsAutoConfiguration.class,
+                    SimpleMetricsExportAutoConfiguration.class,
+                    CompositeMeterRegistryAutoConfiguration.class))
+            .withPropertyValues(
+                    LockTableTestMode.ON,
+                    "locktable.lease-duration=" + LEASE.toMillis() + "ms",
+                    "management.endpoints.web.exposure.include=locks");
 
     @Test
     void registersTheEndpointTheMeterBinderAndTheHealthIndicator() {
@@ -122,11 +109,7 @@ class ObservabilityAutoConfigurationTest {
                         LockTableMetricsAutoConfiguration.class,
                         LockTableHealthAutoConfiguration.class))
                 .withClassLoader(new FilteredClassLoader("io.micrometer"))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> {}))
-                .withPropertyValues(
-                        "locktable.table-name=" + table.name(),
-                        "locktable.sort-key=sk",
-                        "management.endpoints.web.exposure.include=locks")
+                .withPropertyValues(LockTableTestMode.ON, "management.endpoints.web.exposure.include=locks")
                 .run(context -> {
                     assertThat(context)
                             .hasNotFailed()
@@ -142,8 +125,7 @@ class ObservabilityAutoConfigurationTest {
     void backsOffForBeansOfTheUsers() {
         LockTableHealthIndicator health = new LockTableHealthIndicator(() -> null, () -> null);
         LockTableMetrics metrics = new LockTableMetrics(() -> null, () -> null);
-        try (LockTable elsewhere =
-                LockTable.builder(engine.client(), "Other", "pk").build()) {
+        try (LockTable elsewhere = LockTable.inMemory("Other").build()) {
             backsOff(health, metrics, elsewhere);
         }
         runner.withBean(
@@ -187,9 +169,7 @@ class ObservabilityAutoConfigurationTest {
                     .isEqualTo(leader.fencingToken());
 
             Lease adHoc = locks.tryAcquire("report-2026-12-02", LEASE).orElseThrow();
-            try (LockTable other = LockTable.builder(engine.client(), locks.tableName(), "pk")
-                    .sortKey("sk")
-                    .build()) {
+            try (LockTable other = LockTable.inMemory(locks.tableName()).build()) {
                 Lease elsewhere = other.tryAcquire("report-2026-12-03", LEASE).orElseThrow();
                 assertThat(locks.tryAcquire("report-2026-12-03", LEASE)).isEmpty();
                 elsewhere.release();

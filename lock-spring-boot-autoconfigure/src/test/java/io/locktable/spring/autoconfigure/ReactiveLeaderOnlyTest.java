@@ -10,10 +10,7 @@ import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.LockedRun;
 import io.locktable.spring.actuate.LocksEndpoint;
-import io.locktable.test.DynamoDbEngine;
-import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.FaultInjector;
-import io.locktable.test.TestTable;
+import io.locktable.spring.test.LockTableTestMode;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -30,15 +27,13 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * {@code @LeaderOnly} methods whose work runs after they returned, on the real engine: they run with the term's lease
- * bound while this instance leads and are skipped otherwise; a step-down and the stop wait for them; they are
- * cancelled when the term ends. Also: reactive jobs as Spring's scheduler runs them, and an application without
- * Reactor.
+ * {@code @LeaderOnly} methods whose work runs after they returned, over the in-memory table: they run with the
+ * term's lease bound while this instance leads and are skipped otherwise; a step-down and the stop wait for them. Also:
+ * reactive jobs as Spring's scheduler runs them, and an application without Reactor. A call cancelled when the term is
+ * lost, which needs renewals that fail, is in {@link ReactiveLeaderOnlyFaultsTest}, on the engine.
  */
-@DynamoDbEngineTest
 class ReactiveLeaderOnlyTest {
 
     /**
@@ -53,22 +48,13 @@ class ReactiveLeaderOnlyTest {
     private static final Duration WITHIN = Duration.ofSeconds(10);
     private static final Duration MARGIN = Duration.ofMillis(1500);
 
-    private final FaultInjector faults = new FaultInjector();
-    private final ApplicationContextRunner runner;
-
-    ReactiveLeaderOnlyTest(DynamoDbEngine engine, TestTable table) {
-        this.runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        LockTableDynamoDbClientAutoConfiguration.class,
-                        LockTableAutoConfiguration.class,
-                        LeaderOnlyAutoConfiguration.class,
-                        LockedRunAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> o.addExecutionInterceptor(faults)))
-                .withPropertyValues(
-                        "locktable.table-name=" + table.name(),
-                        "locktable.sort-key=" + table.sortKey().orElse(""),
-                        "locktable.lease-duration=" + LEASE.toMillis() + "ms");
-    }
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    LockTableDynamoDbClientAutoConfiguration.class,
+                    LockTableAutoConfiguration.class,
+                    LeaderOnlyAutoConfiguration.class,
+                    LockedRunAutoConfiguration.class))
+            .withPropertyValues(LockTableTestMode.ON, "locktable.lease-duration=" + LEASE.toMillis() + "ms");
 
     @Test
     void theLeaderRunsWithTheTermsLeaseAndAFollowerIsSkipped() throws Exception {
@@ -148,28 +134,6 @@ class ReactiveLeaderOnlyTest {
             jobs.finish().complete("done");
             assertThat(mono.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isNotNull();
             await().atMost(MARGIN).until(() -> !leaders.isLeader("sweeper"));
-        });
-    }
-
-    @Test
-    void aCallInFlightIsCancelledWhenTheTermIsLost() throws Exception {
-        runner.withBean(Jobs.class).run(context -> {
-            LeaderRunner leaders = context.getBean(LeaderRunner.class);
-            Jobs jobs = context.getBean(Jobs.class);
-            await().atMost(WITHIN).until(() -> leaders.isLeader("sweeper"));
-            Lease term = leaders.lease("sweeper").orElseThrow();
-            CompletableFuture<Long> mono = jobs.mono().toFuture();
-            await().atMost(MARGIN).until(() -> jobs.calls() == 1);
-            faults.blackhole("UpdateItem"); // no renewal reaches the table: the term runs out
-            try {
-                assertThat(mono.get(LEASE.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS))
-                        .as("the subscription completes, empty")
-                        .isNull();
-                assertThat(jobs.finish()).as("the work was cancelled").isCancelled();
-                assertThat(term.end()).contains(LeaseEnd.EXPIRED);
-            } finally {
-                faults.clear();
-            }
         });
     }
 

@@ -7,22 +7,16 @@ import static org.awaitility.Awaitility.await;
 import io.locktable.Lease;
 import io.locktable.LeaseEnd;
 import io.locktable.LeaseThreadLocalAccessor;
-import io.locktable.LockRecord;
 import io.locktable.LockTable;
 import io.locktable.spring.LockedRun;
 import io.locktable.spring.LockedRunEvent;
 import io.locktable.spring.LockedRuns;
-import io.locktable.test.DynamoDbEngine;
-import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.FaultInjector;
-import io.locktable.test.TestTable;
+import io.locktable.spring.test.LockTableTestMode;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,20 +24,20 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.event.EventListener;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * {@code @LockedRun} methods whose work runs after they returned, on the real engine: a {@code Mono}, a {@code Flux}
- * and a {@code CompletableFuture} hold the lock while their work runs (another instance sees it taken), release it
- * when it completes, fails or is cancelled, are skipped when another instance holds it, and are cut short when their
- * lease is lost. Each job's work waits for a future the test completes.
+ * {@code @LockedRun} methods whose work runs after they returned, over the in-memory table: a {@code Mono}, a {@code
+ * Flux} and a {@code CompletableFuture} hold the lock while their work runs (another instance, an in-memory table of
+ * the same name, sees it taken), release it when it completes, fails or is cancelled, and are skipped when another
+ * instance holds it. Each job's work waits for a future the test completes. Lost leases and acquires under way, which
+ * need requests that fail or answer late, are in {@link ReactiveLockedRunFaultsTest}, on the engine.
  */
-@DynamoDbEngineTest
 class ReactiveLockedRunTest {
 
     /**
@@ -58,45 +52,19 @@ class ReactiveLockedRunTest {
     private static final Duration LEASE = Duration.ofSeconds(3);
 
     private static final Duration MARGIN = Duration.ofSeconds(5);
-    /** How long a delayed answer of the engine takes: less than a lease, or the lease it brings has ended. */
-    private static final Duration SLOW = Duration.ofMillis(500);
 
-    private final DynamoDbEngine engine;
-    private final TestTable table;
-    private final FaultInjector faults = new FaultInjector();
-    private final ApplicationContextRunner runner;
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    LockTableDynamoDbClientAutoConfiguration.class,
+                    LockTableAutoConfiguration.class,
+                    LockedRunAutoConfiguration.class))
+            .withBean(Jobs.class)
+            .withBean(Events.class)
+            .withPropertyValues(LockTableTestMode.ON, "locktable.lease-duration=" + LEASE.toMillis() + "ms");
 
-    ReactiveLockedRunTest(DynamoDbEngine engine, TestTable table) {
-        this.engine = engine;
-        this.table = table;
-        this.runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        LockTableDynamoDbClientAutoConfiguration.class,
-                        LockTableAutoConfiguration.class,
-                        LockedRunAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, () -> engine.newClient(o -> o.addExecutionInterceptor(faults)))
-                .withBean(Jobs.class)
-                .withBean(Events.class)
-                .withPropertyValues(
-                        "locktable.table-name=" + table.name(),
-                        "locktable.sort-key=" + table.sortKey().orElse(""),
-                        "locktable.lease-duration=" + LEASE.toMillis() + "ms");
-    }
-
-    private LockTable otherInstance() {
-        return LockTable.builder(engine.client(), table.name(), table.partitionKey())
-                .sortKey(table.sortKey().orElseThrow())
-                .build();
-    }
-
-    /**
-     * Takes over and releases a lock whose lease this test let run out, which its item still shows held for a lease:
-     * the tests share one table, and the next one must find the lock free.
-     */
-    private void freeAfterLoss(String name) throws Exception {
-        try (LockTable other = otherInstance()) {
-            other.acquire(name, LEASE, LEASE.plus(LEASE).plus(MARGIN)).release();
-        }
+    /** Another instance: a lock table over the in-memory table of the context's. */
+    static LockTable otherInstance(ApplicationContext context) {
+        return LockTable.inMemory(context.getBean(LockTable.class).tableName()).build();
     }
 
     @Test
@@ -105,7 +73,7 @@ class ReactiveLockedRunTest {
             Jobs jobs = context.getBean(Jobs.class);
             Mono<Long> mono = jobs.mono();
             assertThat(jobs.calls()).as("the method is called when subscribed").isZero();
-            try (LockTable other = otherInstance()) {
+            try (LockTable other = otherInstance(context)) {
                 other.tryAcquire("mono", LEASE).orElseThrow().release(); // not taken before the subscription
 
                 CompletableFuture<Long> result = mono.toFuture();
@@ -169,7 +137,7 @@ class ReactiveLockedRunTest {
     void aSubscriptionIsSkippedWhileAnotherInstanceHoldsTheLock() throws Exception {
         runner.run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
-            try (LockTable other = otherInstance();
+            try (LockTable other = otherInstance(context);
                     Lease held = other.tryAcquire("mono", LEASE).orElseThrow();
                     Lease heldToo = other.tryAcquire("flux", LEASE).orElseThrow()) {
                 assertThat(jobs.mono().blockOptional(MARGIN))
@@ -188,31 +156,6 @@ class ReactiveLockedRunTest {
     }
 
     @Test
-    void aMonoWhoseLeaseIsLostIsCancelledAndToldLost() {
-        runner.run(context -> {
-            Jobs jobs = context.getBean(Jobs.class);
-            CompletableFuture<Long> result = jobs.mono().toFuture();
-            await().atMost(MARGIN).until(() -> jobs.seen() != null);
-            Lease lease = jobs.seen();
-            faults.blackhole("UpdateItem"); // no renewal reaches the table: the lease runs out
-            try {
-                assertThat(result.get(LEASE.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS))
-                        .as("the subscription completes, empty")
-                        .isNull();
-                assertThat(jobs.finish()).as("the work was cancelled").isCancelled();
-                assertThat(lease.end()).contains(LeaseEnd.EXPIRED);
-                Events events = context.getBean(Events.class);
-                await().atMost(MARGIN).until(() -> events.of("mono").size() == 3);
-                assertThat(events.of("mono").get(1).kind()).isEqualTo(LockedRunEvent.Kind.LOST);
-                assertThat(events.of("mono").get(2).outcome()).contains(LockedRunEvent.Outcome.LOST);
-            } finally {
-                faults.clear();
-                freeAfterLoss("mono");
-            }
-        });
-    }
-
-    @Test
     void aFluxHoldsTheLockUntilItCompletes() {
         runner.run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
@@ -221,7 +164,7 @@ class ReactiveLockedRunTest {
                     jobs.flux().doOnNext(items::add).then().toFuture();
             await().atMost(MARGIN).until(() -> items.size() >= 2);
             Lease lease = jobs.seen();
-            try (LockTable other = otherInstance()) {
+            try (LockTable other = otherInstance(context)) {
                 assertThat(other.tryAcquire("flux", LEASE))
                         .as("held while it emits")
                         .isEmpty();
@@ -252,7 +195,7 @@ class ReactiveLockedRunTest {
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Jobs.MIN_HOLD);
             Lease lease = jobs.seen();
             assertThat(token).isEqualTo(lease.fencingToken());
-            try (LockTable other = otherInstance()) {
+            try (LockTable other = otherInstance(context)) {
                 assertThat(other.tryAcquire("held", LEASE))
                         .as("kept after it completed")
                         .isEmpty();
@@ -260,60 +203,6 @@ class ReactiveLockedRunTest {
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Jobs.MIN_HOLD);
                 assertThat(lease.end()).contains(LeaseEnd.RELEASED);
             }
-        });
-    }
-
-    @Test
-    void aFutureHoldsTheLockUntilItCompletesIsSkippedWhenBusyAndCancelledWhenTheLeaseIsLost() throws Exception {
-        runner.run(context -> {
-            Jobs jobs = context.getBean(Jobs.class);
-            CompletableFuture<Long> result = jobs.future();
-            await().atMost(MARGIN).alias("called once the lock is taken").until(() -> jobs.seen() != null);
-            Lease lease = jobs.seen();
-            assertThat(lease.name()).as("taken when called").isEqualTo("future");
-            try (LockTable other = otherInstance()) {
-                assertThat(other.tryAcquire("future", LEASE))
-                        .as("held until it completes")
-                        .isEmpty();
-                assertThat(jobs.future().get(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
-                        .as("busy: a future of null")
-                        .isNull();
-                jobs.finish().complete("done");
-                assertThat(result.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(lease.fencingToken());
-                assertThat(lease.end())
-                        .as("released before the caller's future completed")
-                        .contains(LeaseEnd.RELEASED);
-                assertThat(other.tryAcquire("future", LEASE)).isPresent().get().satisfies(Lease::release);
-            }
-
-            jobs.newFinish();
-            CompletableFuture<Long> losing = jobs.future();
-            await().atMost(MARGIN).until(() -> jobs.seen() != lease);
-            Lease lost = jobs.seen();
-            faults.blackhole("UpdateItem");
-            try {
-                assertThatThrownBy(() -> losing.get(LEASE.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS))
-                        .isInstanceOfAny(CancellationException.class, ExecutionException.class);
-                assertThat(jobs.returned())
-                        .as("the method\'s future was cancelled")
-                        .isCancelled();
-                assertThat(lost.end()).contains(LeaseEnd.EXPIRED);
-            } finally {
-                faults.clear();
-                freeAfterLoss("future");
-            }
-            Events events = context.getBean(Events.class);
-            await().atMost(MARGIN).until(() -> events.of("future").size() == 6);
-            assertThat(events.of("future"))
-                    .extracting(LockedRunEvent::kind)
-                    .containsExactly(
-                            LockedRunEvent.Kind.STARTED,
-                            LockedRunEvent.Kind.SKIPPED,
-                            LockedRunEvent.Kind.ENDED,
-                            LockedRunEvent.Kind.STARTED,
-                            LockedRunEvent.Kind.LOST,
-                            LockedRunEvent.Kind.ENDED);
-            assertThat(events.of("future").get(5).outcome()).contains(LockedRunEvent.Outcome.LOST);
         });
     }
 
@@ -339,145 +228,6 @@ class ReactiveLockedRunTest {
             jobs.finish().complete("done");
             stop.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS);
             assertThat(result.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isNotNull();
-        });
-    }
-
-    @Test
-    void subscribingOnANonBlockingThreadDoesNotWaitForTheAcquire() throws Exception {
-        runner.run(context -> {
-            Jobs jobs = context.getBean(Jobs.class);
-            faults.delayReply("UpdateItem", SLOW, 1);
-            try {
-                CompletableFuture<Long> subscribed = new CompletableFuture<>();
-                AtomicReference<Duration> took = new AtomicReference<>();
-                Schedulers.parallel().schedule(() -> {
-                    long start = System.nanoTime();
-                    jobs.mono().subscribe(subscribed::complete, subscribed::completeExceptionally);
-                    took.set(Duration.ofNanos(System.nanoTime() - start));
-                });
-                await().atMost(MARGIN).until(() -> took.get() != null);
-                assertThat(took.get())
-                        .as("the subscribing thread, Reactor's parallel one, does not wait for the answer")
-                        .isLessThan(SLOW.dividedBy(2));
-                assertThat(jobs.calls())
-                        .as("the method is called once the lock is taken")
-                        .isZero();
-
-                await().atMost(SLOW.plus(MARGIN)).until(() -> jobs.seen() != null);
-                assertThat(jobs.seen().isHeld()).isTrue();
-                jobs.finish().complete("done");
-                assertThat(subscribed.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
-                        .isEqualTo(jobs.seen().fencingToken());
-                assertThat(jobs.seen().end()).contains(LeaseEnd.RELEASED);
-            } finally {
-                faults.clear();
-            }
-        });
-    }
-
-    @Test
-    void aSubscriptionCancelledWhileItsAcquireIsUnderWayLeavesTheLockFree() throws Exception {
-        runner.run(context -> {
-            Jobs jobs = context.getBean(Jobs.class);
-            LockedRuns runs = context.getBean(LockedRuns.class);
-            try (LockTable other = otherInstance()) {
-                long before = other.read("mono").map(LockRecord::fencingToken).orElse(0L);
-                CountDownLatch sent = new CountDownLatch(1);
-                faults.beforeSend("UpdateItem", sent::countDown, 1).delayReply("UpdateItem", SLOW, 1);
-                try {
-                    Disposable subscription = jobs.mono().subscribe();
-                    assertThat(sent.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
-                            .isTrue();
-                    subscription.dispose(); // the write is on its way, and applies
-
-                    await().atMost(SLOW.plus(MARGIN))
-                            .alias("the lease won for the cancelled subscription is released")
-                            .until(() -> other.read("mono")
-                                    .filter(item -> item.fencingToken() > before && !item.isHeld())
-                                    .isPresent());
-                } finally {
-                    faults.clear();
-                }
-                assertThat(jobs.calls()).as("the method was never called").isZero();
-                assertThat(runs.running()).isEmpty();
-                assertThat(context.getBean(LockTable.class).heldLeases()).isEmpty();
-                assertThat(other.tryAcquire("mono", LEASE)).isPresent().get().satisfies(Lease::release);
-
-                long start = System.nanoTime();
-                runs.stop();
-                assertThat(Duration.ofNanos(System.nanoTime() - start))
-                        .as("nothing left in flight")
-                        .isLessThan(MARGIN);
-            }
-            assertThat(context.getBean(Events.class).of("mono"))
-                    .as("no run started")
-                    .isEmpty();
-        });
-    }
-
-    @Test
-    void aFutureCancelledWhileItsAcquireIsUnderWayNeverCallsTheMethodAndLeavesTheLockFree() throws Exception {
-        runner.run(context -> {
-            Jobs jobs = context.getBean(Jobs.class);
-            try (LockTable other = otherInstance()) {
-                long before = other.read("future").map(LockRecord::fencingToken).orElse(0L);
-                CountDownLatch sent = new CountDownLatch(1);
-                faults.beforeSend("UpdateItem", sent::countDown, 1).delayReply("UpdateItem", SLOW, 1);
-                try {
-                    CompletableFuture<Long> call = jobs.future();
-                    assertThat(call)
-                            .as("the call returns before its lock is taken")
-                            .isNotDone();
-                    assertThat(sent.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
-                            .isTrue();
-                    assertThat(call.cancel(true)).isTrue();
-
-                    await().atMost(SLOW.plus(MARGIN))
-                            .alias("the lease won for the cancelled call is released")
-                            .until(() -> other.read("future")
-                                    .filter(item -> item.fencingToken() > before && !item.isHeld())
-                                    .isPresent());
-                } finally {
-                    faults.clear();
-                }
-                assertThat(jobs.seen()).as("the method was never called").isNull();
-                assertThat(context.getBean(LockedRuns.class).running()).isEmpty();
-                assertThat(context.getBean(LockTable.class).heldLeases()).isEmpty();
-            }
-        });
-    }
-
-    @Test
-    void theStopWaitsForARunWhoseAcquireIsUnderWay() throws Exception {
-        runner.run(context -> {
-            Jobs jobs = context.getBean(Jobs.class);
-            LockedRuns runs = context.getBean(LockedRuns.class);
-            CountDownLatch sent = new CountDownLatch(1);
-            faults.beforeSend("UpdateItem", sent::countDown, 1).delayReply("UpdateItem", SLOW, 1);
-            CompletableFuture<Void> stop;
-            AtomicBoolean stopped = new AtomicBoolean();
-            CompletableFuture<Long> result;
-            try {
-                result = jobs.mono().toFuture();
-                assertThat(sent.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-                stop = CompletableFuture.runAsync(
-                        () -> {
-                            runs.stop();
-                            stopped.set(true);
-                        },
-                        OWN_THREAD);
-                await().atMost(SLOW.plus(MARGIN))
-                        .alias("the run admitted before the stop starts")
-                        .until(() -> jobs.seen() != null);
-            } finally {
-                faults.clear();
-            }
-            Thread.sleep(300);
-            assertThat(stopped).as("waiting for the run").isFalse();
-            jobs.finish().complete("done");
-            stop.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS);
-            assertThat(result.get(MARGIN.toMillis(), TimeUnit.MILLISECONDS))
-                    .isEqualTo(jobs.seen().fencingToken());
         });
     }
 

@@ -8,9 +8,7 @@ import io.locktable.LeaseEnd;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.LockedRun;
-import io.locktable.test.DynamoDbEngine;
-import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.TestTable;
+import io.locktable.spring.test.LockTableTestMode;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -28,16 +26,14 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * With {@code spring.threads.virtual.enabled=true} Spring Boot schedules {@code @Scheduled} methods on virtual
  * threads: {@code @LeaderOnly} and {@code @LockedRun} work there as on platform threads (the lease bound as {@link
- * Lease#current()}, fencing tokens from the engine), and the shutdown order is unchanged: a leader's call in flight
+ * Lease#current()}, fencing tokens from the table), and the shutdown order is unchanged: a leader's call in flight
  * when the context closes keeps its lease until it returns, and the lease is released right after. Java 21 and later
- * (CI runs it on Java 25), as virtual threads need them.
+ * (CI runs it on Java 25), as virtual threads need them. The lock table is in memory: what is tested is the threads.
  */
-@DynamoDbEngineTest
 @EnabledForJreRange(min = JRE.JAVA_21)
 class VirtualThreadsTest {
 
@@ -51,24 +47,16 @@ class VirtualThreadsTest {
 
     private static final Duration WITHIN = Duration.ofSeconds(15);
 
-    private final ApplicationContextRunner runner;
-
-    VirtualThreadsTest(DynamoDbEngine engine, TestTable table) {
-        this.runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        TaskSchedulingAutoConfiguration.class,
-                        LockTableAutoConfiguration.class,
-                        LeaderOnlyAutoConfiguration.class,
-                        LockedRunAutoConfiguration.class))
-                .withUserConfiguration(Scheduling.class)
-                .withBean(DynamoDbClient.class, () -> engine.newClient(client -> {})) // closed with the context
-                .withBean(Jobs.class)
-                .withPropertyValues(
-                        "spring.threads.virtual.enabled=true",
-                        "locktable.table-name=" + table.name(),
-                        "locktable.sort-key=" + table.sortKey().orElse(""),
-                        "locktable.lease-duration=2s");
-    }
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    TaskSchedulingAutoConfiguration.class,
+                    LockTableAutoConfiguration.class,
+                    LeaderOnlyAutoConfiguration.class,
+                    LockedRunAutoConfiguration.class))
+            .withUserConfiguration(Scheduling.class)
+            .withBean(Jobs.class)
+            .withPropertyValues(
+                    "spring.threads.virtual.enabled=true", LockTableTestMode.ON, "locktable.lease-duration=2s");
 
     @Configuration(proxyBeanMethods = false)
     @EnableScheduling
