@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -747,12 +746,22 @@ final class LeaseKeeper {
 
         /**
          * The highest token (-1: none yet), the earliest answer that showed it, the uses under way, and whether its
-         * regression was logged as an error already; 32 bytes, as a held lease keeps one.
+         * regression was logged as an error already; while in use, also its entry in {@link MarksInUse}. 40 bytes, as a
+         * held lease keeps one.
          */
         private static final class Mark {
+            String name; // the name its current use entered with: the key in MarksInUse
+
+            @Nullable
+            Mark next; // the next mark of its bucket in MarksInUse
+
             long fence = -1;
             long answeredNanos;
             private int usersAndReported; // the uses times two, plus one once reported
+
+            Mark(String name) {
+                this.name = name;
+            }
 
             int users() {
                 return usersAndReported >>> 1;
@@ -771,7 +780,91 @@ final class LeaseKeeper {
             }
         }
 
-        private final Map<String, Mark> inUse = new HashMap<>(); // guarded by this
+        /**
+         * The marks of the locks in use, by name: a hash table whose entries are the marks themselves, chained through
+         * {@link Mark#next}. A table may hold a hundred thousand leases, each keeping its lock's mark here: as its own
+         * entry a mark costs 40 bytes and a slot, where a {@code HashMap} would add a 32-byte node to a 32-byte mark.
+         * Like {@code HashMap}, it grows at three quarters full; unlike it, it shrinks again at an eighth, and a bucket
+         * stays a list (names whose hash codes collide cost a comparison each, where {@code HashMap} would make a long
+         * bucket a tree).
+         */
+        private static final class MarksInUse {
+
+            private static final int MIN_BUCKETS = 16;
+
+            private @Nullable Mark[] buckets = new Mark[MIN_BUCKETS];
+            private int size;
+
+            @Nullable
+            Mark get(String name) {
+                for (Mark mark = buckets[bucket(name, buckets.length)]; mark != null; mark = mark.next) {
+                    if (mark.name.equals(name)) {
+                        return mark;
+                    }
+                }
+                return null;
+            }
+
+            /** Adds a mark whose name is not in use. */
+            void add(Mark mark) {
+                if (size >= buckets.length - buckets.length / 4) {
+                    rehash(buckets.length * 2);
+                }
+                link(mark, buckets);
+                size++;
+            }
+
+            /** Removes a mark that is in use. */
+            void remove(Mark mark) {
+                int i = bucket(mark.name, buckets.length);
+                Mark previous = null;
+                for (Mark current = buckets[i]; current != null; previous = current, current = current.next) {
+                    if (current == mark) {
+                        if (previous == null) {
+                            buckets[i] = mark.next;
+                        } else {
+                            previous.next = mark.next;
+                        }
+                        mark.next = null;
+                        size--;
+                        if (buckets.length > MIN_BUCKETS && size < buckets.length / 8) {
+                            rehash(buckets.length / 2); // a table that held many leases once keeps no large array
+                        }
+                        return;
+                    }
+                }
+            }
+
+            int size() {
+                return size;
+            }
+
+            private void rehash(int length) {
+                @Nullable Mark[] old = buckets;
+                buckets = new Mark[length];
+                for (Mark head : old) {
+                    Mark mark = head;
+                    while (mark != null) {
+                        Mark next = mark.next;
+                        link(mark, buckets);
+                        mark = next;
+                    }
+                }
+            }
+
+            private static void link(Mark mark, @Nullable Mark[] into) {
+                int i = bucket(mark.name, into.length);
+                mark.next = into[i];
+                into[i] = mark;
+            }
+
+            private static int bucket(String name, int length) {
+                int hash = name.hashCode();
+                return (hash ^ (hash >>> 16)) & (length - 1); // the high bits too, as HashMap spreads them
+            }
+        }
+
+        private final MarksInUse inUse = new MarksInUse(); // guarded by this
         private final LinkedHashMap<String, Mark> idle = new LinkedHashMap<>() { // guarded by this; oldest first
                     @Override
                     protected boolean removeEldestEntry(Map.Entry<String, Mark> eldest) {
@@ -791,7 +884,8 @@ final class LeaseKeeper {
             Mark mark = inUse.get(name);
             if (mark == null) {
                 mark = takeIdle(name);
-                inUse.put(name, mark);
+                mark.name = name;
+                inUse.add(mark);
             }
             mark.use(1);
         }
@@ -804,7 +898,7 @@ final class LeaseKeeper {
             }
             mark.use(-1);
             if (mark.users() == 0) {
-                inUse.remove(name);
+                inUse.remove(mark);
                 if (mark.fence >= 0) {
                     idle.put(name, mark);
                 }
@@ -869,7 +963,7 @@ final class LeaseKeeper {
         /** The idle mark of a name, taken out of the idle ones, or a new mark. */
         private Mark takeIdle(String name) {
             Mark mark = idle.remove(name);
-            return mark == null ? new Mark() : mark;
+            return mark == null ? new Mark(name) : mark;
         }
 
         long highest(String name) {

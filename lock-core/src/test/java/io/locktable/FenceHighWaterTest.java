@@ -74,6 +74,43 @@ class FenceHighWaterTest {
     }
 
     @Test
+    void locksWhoseNamesHashAlikeAreMarkedApartWhileInUseAndAfter() {
+        assertThat("Aa".hashCode()).isEqualTo("BB".hashCode()); // one bucket of the marks in use
+        fences.enter("Aa");
+        fences.enter("BB");
+        fences.granted("Aa", 7, 0, 10);
+        fences.granted("BB", 3, 0, 10);
+        fences.leave("Aa");
+
+        fences.observed("BB", 2, 20, 30);
+        assertThat(regressions).containsExactly("3->2");
+        fences.leave("BB");
+        assertThat(fences.highest("Aa")).isEqualTo(7);
+        assertThat(fences.highest("BB")).isEqualTo(3);
+        assertThat(fences.size()).isEqualTo(2);
+    }
+
+    @Test
+    void manyLocksInUseAtOnceKeepTheirMarksAsTheMarksInUseGrowAndShrink() {
+        int locks = 10 * FenceHighWater.IDLE_MARKS;
+        for (int i = 0; i < locks; i++) {
+            fences.enter("lock-" + i);
+            fences.granted("lock-" + i, 10 + i, 0, 10);
+        }
+        assertThat(fences.size()).isEqualTo(locks);
+        for (int i = 0; i < locks - 10; i++) {
+            fences.leave("lock-" + i); // all but the last ten end
+        }
+
+        assertThat(fences.size()).isEqualTo(FenceHighWater.IDLE_MARKS + 10);
+        for (int i = locks - 10; i < locks; i++) {
+            fences.observed("lock-" + i, 1, 20, 30);
+            assertThat(fences.highest("lock-" + i)).isEqualTo(10 + i);
+        }
+        assertThat(regressions).hasSize(10).allMatch(regression -> regression.endsWith("->1"));
+    }
+
+    @Test
     void marksOfLocksNoLongerInUseAreBoundedWhileAMarkInUseIsKeptAndNeverGoesDown() {
         fences.enter("orders"); // held all along
         fences.granted("orders", 7, 0, 10);
