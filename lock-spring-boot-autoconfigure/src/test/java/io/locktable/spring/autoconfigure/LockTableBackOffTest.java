@@ -17,10 +17,6 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.framework.autoproxy.AbstractAutoProxyCreator;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -41,16 +37,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 class LockTableBackOffTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    LockTableDynamoDbClientAutoConfiguration.class,
-                    LockTableAutoConfiguration.class,
-                    LeaderOnlyAutoConfiguration.class,
-                    LockTableActuatorAutoConfiguration.class,
-                    LockTableMetricsAutoConfiguration.class,
-                    LockTableHealthAutoConfiguration.class,
-                    MetricsAutoConfiguration.class,
-                    SimpleMetricsExportAutoConfiguration.class,
-                    CompositeMeterRegistryAutoConfiguration.class))
+            .withConfiguration(StarterAutoConfigurations.WITH_ACTUATOR)
             .withPropertyValues(
                     "locktable.table-name=Locks",
                     "locktable.lease-duration=2s",

@@ -16,10 +16,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -42,16 +38,7 @@ class LockTableBeansTest {
 
     LockTableBeansTest(DynamoDbEngine engine, TestTable table) {
         this.runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        LockTableDynamoDbClientAutoConfiguration.class,
-                        LockTableAutoConfiguration.class,
-                        LeaderOnlyAutoConfiguration.class,
-                        LockTableActuatorAutoConfiguration.class,
-                        LockTableMetricsAutoConfiguration.class,
-                        LockTableHealthAutoConfiguration.class,
-                        MetricsAutoConfiguration.class,
-                        SimpleMetricsExportAutoConfiguration.class,
-                        CompositeMeterRegistryAutoConfiguration.class))
+                .withConfiguration(StarterAutoConfigurations.WITH_ACTUATOR)
                 .withBean(Clients.class, () -> new Clients(engine))
                 .withPropertyValues(
                         "locktable.table-name=" + table.name(),

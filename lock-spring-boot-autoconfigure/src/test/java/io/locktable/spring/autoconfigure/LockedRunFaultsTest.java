@@ -22,9 +22,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -44,15 +41,7 @@ class LockedRunFaultsTest {
 
     LockedRunFaultsTest(DynamoDbEngine engine, TestTable table) {
         this.runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        LockTableDynamoDbClientAutoConfiguration.class,
-                        LockTableAutoConfiguration.class,
-                        LockedRunAutoConfiguration.class,
-                        LockTableActuatorAutoConfiguration.class,
-                        LockTableMetricsAutoConfiguration.class,
-                        MetricsAutoConfiguration.class,
-                        SimpleMetricsExportAutoConfiguration.class,
-                        CompositeMeterRegistryAutoConfiguration.class))
+                .withConfiguration(StarterAutoConfigurations.LOCKED_RUNS)
                 .withBean(DynamoDbClient.class, () -> engine.newClient(o -> o.addExecutionInterceptor(faults)))
                 .withBean(Jobs.class)
                 .withBean(Events.class)

@@ -23,10 +23,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.event.EventListener;
@@ -43,15 +39,7 @@ class LockedRunTest {
     private static final Duration MARGIN = Duration.ofMillis(1500);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    LockTableDynamoDbClientAutoConfiguration.class,
-                    LockTableAutoConfiguration.class,
-                    LockedRunAutoConfiguration.class,
-                    LockTableActuatorAutoConfiguration.class,
-                    LockTableMetricsAutoConfiguration.class,
-                    MetricsAutoConfiguration.class,
-                    SimpleMetricsExportAutoConfiguration.class,
-                    CompositeMeterRegistryAutoConfiguration.class))
+            .withConfiguration(StarterAutoConfigurations.LOCKED_RUNS)
             .withBean(Jobs.class)
             .withBean(Events.class)
             .withPropertyValues(

@@ -20,9 +20,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -40,16 +37,7 @@ class ObservabilityAutoConfigurationTest {
     private static final Duration LEASE = Duration.ofSeconds(2);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    LockTableDynamoDbClientAutoConfiguration.class,
-                    LockTableAutoConfiguration.class,
-                    LeaderOnlyAutoConfiguration.class,
-                    LockTableActuatorAutoConfiguration.class,
-                    LockTableMetricsAutoConfiguration.class,
-                    LockTableHealthAutoConfiguration.class,
-                    MetricsAutoConfiguration.class,
-                    SimpleMetricsExportAutoConfiguration.class,
-                    CompositeMeterRegistryAutoConfiguration.class))
+            .withConfiguration(StarterAutoConfigurations.WITH_ACTUATOR)
             .withPropertyValues(
                     LockTableTestMode.ON,
                     "locktable.lease-duration=" + LEASE.toMillis() + "ms",
