@@ -103,7 +103,7 @@ class AsyncClientAutoConfigurationTest {
     @Test
     void anAsyncClientMarkedForTheLocksWinsOverTheSynchronousOne() {
         SentOperations async = new SentOperations();
-        runner.withBean(DynamoDbClient.class, () -> MissingLockTableFailureAnalyzerTest.client())
+        runner.withBean(DynamoDbClient.class, UnansweredClients::sync)
                 .withBean(SentOperations.class, () -> async)
                 .withBean(DynamoDbEngine.class, () -> engine)
                 .withUserConfiguration(MarkedAsyncClient.class)

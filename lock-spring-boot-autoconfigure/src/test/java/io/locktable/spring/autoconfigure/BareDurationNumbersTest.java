@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.locktable.LockTable;
 import io.locktable.spring.LeaderRunner;
-import java.net.URI;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,9 +12,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -32,19 +28,11 @@ class BareDurationNumbersTest {
                     LockedRunAutoConfiguration.class,
                     LockTableHealthAutoConfiguration.class,
                     HealthContributorAutoConfiguration.class))
-            .withBean(DynamoDbClient.class, BareDurationNumbersTest::unansweredClient)
+            .withBean(DynamoDbClient.class, UnansweredClients::sync)
             .withBean(
                     LockTable.class,
-                    () -> LockTable.builder(unansweredClient(), "Locks", "pk").build());
-
-    /** A real client of an endpoint where nothing listens; building it and the lock table sends nothing. */
-    private static DynamoDbClient unansweredClient() {
-        return DynamoDbClient.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:9"))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .build();
-    }
+                    () -> LockTable.builder(UnansweredClients.sync(), "Locks", "pk")
+                            .build());
 
     @Test
     void aLeaseOfThirtyThousandWithoutAUnitAsksWhetherMillisecondsOrSecondsWereMeant() {

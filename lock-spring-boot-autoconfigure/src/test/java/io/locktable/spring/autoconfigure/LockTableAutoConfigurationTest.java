@@ -12,7 +12,6 @@ import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.LockAnnotationAdvisor;
 import io.locktable.spring.test.LockTableTestMode;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -23,9 +22,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.dax.ClusterDaxClient;
 
@@ -37,7 +33,7 @@ import software.amazon.dax.ClusterDaxClient;
  */
 class LockTableAutoConfigurationTest {
 
-    /** A name for the starter's DynamoDB lock table where it is built over {@link #unansweredClient()}. */
+    /** A name for the starter's DynamoDB lock table where it is built over {@link UnansweredClients#sync()}. */
     private static final String TABLE = "Locks";
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -54,17 +50,8 @@ class LockTableAutoConfigurationTest {
 
     /** The starter's DynamoDB lock table over a client that nothing answers: for what fails before any request. */
     private ApplicationContextRunner unanswered() {
-        return runner.withBean(DynamoDbClient.class, LockTableAutoConfigurationTest::unansweredClient)
+        return runner.withBean(DynamoDbClient.class, UnansweredClients::sync)
                 .withPropertyValues("locktable.table-name=" + TABLE, "locktable.sort-key=sk");
-    }
-
-    /** A real client of an endpoint where nothing listens; building it and the lock table sends nothing. */
-    private static DynamoDbClient unansweredClient() {
-        return DynamoDbClient.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:9"))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .build();
     }
 
     @Test
@@ -74,7 +61,7 @@ class LockTableAutoConfigurationTest {
                         LockTableDynamoDbClientAutoConfiguration.class,
                         LockTableAutoConfiguration.class,
                         LeaderOnlyAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, LockTableAutoConfigurationTest::unansweredClient)
+                .withBean(DynamoDbClient.class, UnansweredClients::sync)
                 .withBean(
                         "myLocks",
                         LockTable.class,
@@ -92,7 +79,7 @@ class LockTableAutoConfigurationTest {
         new ApplicationContextRunner()
                 .withConfiguration(
                         AutoConfigurations.of(LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, LockTableAutoConfigurationTest::unansweredClient)
+                .withBean(DynamoDbClient.class, UnansweredClients::sync)
                 .run(context -> {
                     assertThat(context).hasFailed();
                     FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
@@ -223,7 +210,7 @@ class LockTableAutoConfigurationTest {
         assertThat(LockTableClient.isDax(new DaxNamedClient()))
                 .as("a name is no type")
                 .isFalse();
-        try (DynamoDbClient plain = unansweredClient()) {
+        try (DynamoDbClient plain = UnansweredClients.sync()) {
             assertThat(LockTableClient.isDax(plain)).isFalse();
         }
     }

@@ -3,7 +3,6 @@ package io.locktable.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.locktable.LockTable;
-import java.net.URI;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -13,9 +12,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -96,21 +92,13 @@ class MissingLockTableFailureAnalyzerTest {
     static class TwoAsyncClients {
         @Bean(destroyMethod = "close")
         DynamoDbAsyncClient events() {
-            return asyncClient();
+            return UnansweredClients.async();
         }
 
         @Bean(destroyMethod = "close")
         DynamoDbAsyncClient audit() {
-            return asyncClient();
+            return UnansweredClients.async();
         }
-    }
-
-    static DynamoDbAsyncClient asyncClient() {
-        return DynamoDbAsyncClient.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:9"))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .build();
     }
 
     /** The application's two clients, real ones, of an endpoint where nothing listens. */
@@ -118,12 +106,12 @@ class MissingLockTableFailureAnalyzerTest {
     static class TwoClients {
         @Bean
         DynamoDbClient orders() {
-            return client();
+            return UnansweredClients.sync();
         }
 
         @Bean
         DynamoDbClient billing() {
-            return client();
+            return UnansweredClients.sync();
         }
     }
 
@@ -132,16 +120,8 @@ class MissingLockTableFailureAnalyzerTest {
         @Bean
         @Primary
         DynamoDbClient main() {
-            return client();
+            return UnansweredClients.sync();
         }
-    }
-
-    static DynamoDbClient client() {
-        return DynamoDbClient.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:9"))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .build();
     }
 
     /** A bean of the application that takes named locks. */

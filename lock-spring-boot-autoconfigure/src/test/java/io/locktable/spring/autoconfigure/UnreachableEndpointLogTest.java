@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.locktable.LockTable;
 import io.locktable.spring.LockedRun;
-import java.net.URI;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -13,9 +12,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -30,19 +26,11 @@ class UnreachableEndpointLogTest {
     /** The start of a log record in this module's test logging (logback-test.xml): {@code 12:34:56.789 WARN ...}. */
     private static final Pattern RECORD = Pattern.compile("^\\d{2}:\\d{2}:\\d{2}\\.\\d{3} ");
 
-    private static DynamoDbClient unanswered() {
-        return DynamoDbClient.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:9"))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .build();
-    }
-
     @Test
     void theStartupCheckOfAnUnreachableTableIsOneWarnLineWithTheCauseAndTheFix(CapturedOutput output) {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(LockTableAutoConfiguration.class))
-                .withBean(DynamoDbClient.class, UnreachableEndpointLogTest::unanswered)
+                .withBean(DynamoDbClient.class, UnansweredClients::sync)
                 .withPropertyValues("locktable.table-name=Locks")
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LockTable.class));
 
@@ -66,7 +54,8 @@ class UnreachableEndpointLogTest {
                 .withConfiguration(AutoConfigurations.of(LockedRunAutoConfiguration.class))
                 .withBean(
                         LockTable.class,
-                        () -> LockTable.builder(unanswered(), "Locks", "pk").build())
+                        () -> LockTable.builder(UnansweredClients.sync(), "Locks", "pk")
+                                .build())
                 .withBean(Report.class)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
