@@ -33,7 +33,7 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 say "building the sample and lock-test (first run downloads Maven and dependencies)"
 ./mvnw -q -B -ntp -DskipTests -Dspotless.check.skip=true \
-  -pl lock-test,lock-core,lock-spring-boot-autoconfigure,lock-spring-boot-starter,lock-spring-boot-test,samples/leader-demo install
+  -pl lock-test,lock-core,lock-spring-boot,lock-spring-boot-autoconfigure,lock-spring-boot-starter,lock-spring-boot-test,samples/leader-demo install
 ./mvnw -q -B -ntp -pl lock-test dependency:build-classpath -Dmdep.outputFile="$PWD/$WORK/lock-test.classpath" >/dev/null
 
 say "starting dynalite through lock-test's installer"
