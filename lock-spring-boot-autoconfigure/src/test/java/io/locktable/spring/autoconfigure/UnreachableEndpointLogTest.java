@@ -1,9 +1,12 @@
 package io.locktable.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.locktable.LockTable;
+import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LockedRun;
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -74,6 +77,29 @@ class UnreachableEndpointLogTest {
                 .contains("\tat ");
     }
 
+    @Test
+    void theFirstFailedAcquireOfALeadershipIsOneWarnLine(CapturedOutput output) {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(LeaderOnlyAutoConfiguration.class))
+                .withBean(
+                        LockTable.class,
+                        () -> LockTable.builder(UnansweredClients.sync(), "Locks", "pk")
+                                .build())
+                .withBean(Sweep.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    await().atMost(Duration.ofSeconds(20))
+                            .until(() -> output.getOut().contains("Leadership of lock 'sweep'"));
+                    assertThat(context.getBean(Sweep.class).run()).as("skipped").isNull();
+                });
+
+        List<String> warning = record(output, "WARN", "Leadership of lock 'sweep'");
+        assertThat(warning).as("one line").hasSize(1);
+        assertThat(warning.get(0))
+                .contains("in table 'Locks': acquire failed, trying again every ")
+                .contains("Connection refused");
+    }
+
     /** The lines of the first log record of a level whose message contains a text, up to the next record. */
     private static List<String> record(CapturedOutput output, String level, String text) {
         List<String> lines = output.getOut().lines().toList();
@@ -88,6 +114,13 @@ class UnreachableEndpointLogTest {
             }
         }
         throw new AssertionError("no " + level + " record with '" + text + "' in:\n" + output.getOut());
+    }
+
+    static class Sweep {
+        @LeaderOnly("sweep")
+        public String run() {
+            return "ran";
+        }
     }
 
     static class Report {
