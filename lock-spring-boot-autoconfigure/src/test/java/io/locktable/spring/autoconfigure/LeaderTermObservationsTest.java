@@ -13,11 +13,14 @@ import io.locktable.spring.actuate.LockObservationContext.Kind;
 import io.locktable.spring.actuate.LockObservations;
 import io.locktable.spring.test.LockTableTestMode;
 import io.micrometer.common.KeyValues;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -70,6 +73,28 @@ class LeaderTermObservationsTest {
                             .that()
                             .hasBeenStopped()
                             .hasContextualNameEqualTo("leader term " + job));
+        });
+    }
+
+    /** Through a real registry and Prometheus: a term is an active long task while it lasts, then a timed one. */
+    @Test
+    void prometheusShowsATermWhileItLastsAndTimesItWhenItEnds() {
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new DefaultMeterObservationHandler(prometheus));
+        runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
+            LeaderRunner leaders = context.getBean(LeaderRunner.class);
+            await().atMost(LEASE.multipliedBy(3)).until(() -> leaders.isLeader(job));
+            await().atMost(LEASE)
+                    .untilAsserted(() -> assertThat(prometheus.scrape())
+                            .contains("locktable_leader_term_active_seconds_count{lock=\"" + job + "\"} 1"));
+
+            leaders.yield(job);
+
+            await().atMost(LEASE)
+                    .untilAsserted(() -> assertThat(prometheus.scrape())
+                            .contains("locktable_leader_term_active_seconds_count{lock=\"" + job + "\"} 0")
+                            .contains("locktable_leader_term_seconds_count{error=\"none\",lock=\"" + job + "\"} 1"));
         });
     }
 
