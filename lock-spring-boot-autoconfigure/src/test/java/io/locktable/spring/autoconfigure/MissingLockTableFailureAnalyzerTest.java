@@ -1,16 +1,24 @@
 package io.locktable.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.locktable.LockTable;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Primary;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -20,6 +28,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * startup with a description naming both clients and saying how to mark one, instead of Spring's "required a bean
  * of type LockTable". No request is sent before that, so no engine is started.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class MissingLockTableFailureAnalyzerTest {
 
     private final AtomicReference<ConfigurableListableBeanFactory> beanFactory = new AtomicReference<>();
@@ -49,6 +58,27 @@ class MissingLockTableFailureAnalyzerTest {
                     .contains("or mark one of 'orders' and 'billing' with @Primary")
                     .endsWith("or define a LockTable bean of your own.");
         });
+    }
+
+    /**
+     * A real start, with every failure analyzer Spring Boot registers: the report shows the starter's description,
+     * not Spring's own "required a bean of type 'io.locktable.LockTable' that could not be found" (which is what it
+     * shows with the starter's analyzer unregistered).
+     */
+    @Test
+    void aRealStartReportsTheStartersDescriptionNotSpringsOwn(CapturedOutput output) {
+        SpringApplicationBuilder application =
+                new SpringApplicationBuilder(TwoClientsApp.class).web(WebApplicationType.NONE);
+
+        assertThatThrownBy(() -> application.run("--locktable.table-name=Locks"))
+                .hasMessageContaining("'sweeper'");
+
+        assertThat(output.getOut())
+                .contains("APPLICATION FAILED TO START")
+                .contains("the context has 2 DynamoDbClient beans, 'orders' and 'billing', none of them marked"
+                        + " @LockTableDynamoDbClient or @Primary")
+                .contains("Mark the DynamoDbClient the locks should use with @LockTableDynamoDbClient")
+                .doesNotContain("that could not be found");
     }
 
     @Test
@@ -121,6 +151,22 @@ class MissingLockTableFailureAnalyzerTest {
         @Primary
         DynamoDbClient main() {
             return UnansweredClients.sync();
+        }
+    }
+
+    /** An application with the starter's auto-configurations, two unmarked clients and a bean that needs locks. */
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({
+        LockTableDynamoDbClientAutoConfiguration.class,
+        LockTableAutoConfiguration.class,
+        LeaderOnlyAutoConfiguration.class,
+        LockedRunAutoConfiguration.class
+    })
+    @Import(TwoClients.class)
+    static class TwoClientsApp {
+        @Bean
+        NeedsLocks sweeper(LockTable locks) {
+            return new NeedsLocks(locks);
         }
     }
 
