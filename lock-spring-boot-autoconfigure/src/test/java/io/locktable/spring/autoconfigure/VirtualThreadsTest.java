@@ -30,8 +30,8 @@ import org.springframework.scheduling.annotation.Scheduled;
 /**
  * With {@code spring.threads.virtual.enabled=true} Spring Boot schedules {@code @Scheduled} methods on virtual
  * threads: {@code @LeaderOnly} and {@code @LockedRun} work there as on platform threads (the lease bound as {@link
- * Lease#current()}, fencing tokens from the table), and the shutdown order is unchanged: a leader's call in flight
- * when the context closes keeps its lease until it returns, and the lease is released right after. Java 21 and later
+ * Lease#current()}, fencing tokens from the table), and the shutdown order is unchanged: a leader's call or a locked
+ * run in flight when the context closes keeps its lease until it returns, and the lease is released right after. Java 21 and later
  * (CI runs it on Java 25), as virtual threads need them. The lock table is in memory: what is tested is the threads.
  */
 @EnabledForJreRange(min = JRE.JAVA_21)
@@ -68,6 +68,8 @@ class VirtualThreadsTest {
         final List<Observed> lockedRuns = new CopyOnWriteArrayList<>();
         final AtomicReference<CountDownLatch> holdNextLeaderCall = new AtomicReference<>();
         final CountDownLatch heldCallEntered = new CountDownLatch(1);
+        final AtomicReference<CountDownLatch> holdNextRun = new AtomicReference<>();
+        final AtomicReference<Lease> heldRunLease = new AtomicReference<>();
 
         @Scheduled(fixedDelay = 50)
         @LeaderOnly(name = "vt-sweeper")
@@ -82,8 +84,13 @@ class VirtualThreadsTest {
 
         @Scheduled(fixedDelay = 50)
         @LockedRun(name = "vt-report", leaseDuration = "2s")
-        public void report() {
+        public void report() throws InterruptedException {
             lockedRuns.add(Observed.now());
+            CountDownLatch hold = holdNextRun.getAndSet(null);
+            if (hold != null) {
+                heldRunLease.set(Lease.current().orElseThrow());
+                hold.await();
+            }
         }
 
         // accessors, as the bean in the context is a class-based proxy whose own fields are empty
@@ -102,6 +109,14 @@ class VirtualThreadsTest {
 
         public boolean awaitHeldCall(Duration within) throws InterruptedException {
             return heldCallEntered.await(within.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        public void holdNextRun(CountDownLatch hold) {
+            holdNextRun.set(hold);
+        }
+
+        public Lease heldRunLease() {
+            return heldRunLease.get();
         }
     }
 
@@ -153,6 +168,27 @@ class VirtualThreadsTest {
             CompletableFuture<Void> closing =
                     CompletableFuture.runAsync(((ConfigurableApplicationContext) context)::close, OWN_THREAD);
             // the close waits for the call (up to the shutdown timeout): the lease stays held all along
+            await().during(Duration.ofMillis(800)).atMost(WITHIN).until(() -> lease.isHeld() && !closing.isDone());
+
+            hold.countDown();
+            closing.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
+            assertThat(lease.whenEnded().get(WITHIN.toSeconds(), TimeUnit.SECONDS))
+                    .isEqualTo(LeaseEnd.RELEASED);
+        });
+    }
+
+    @Test
+    void aLockedRunInFlightKeepsItsLeaseWhileTheContextClosesAndItIsReleasedRightAfter() {
+        runner.run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            CountDownLatch hold = new CountDownLatch(1);
+            jobs.holdNextRun(hold);
+            await().atMost(WITHIN).until(() -> jobs.heldRunLease() != null);
+            Lease lease = jobs.heldRunLease();
+
+            CompletableFuture<Void> closing =
+                    CompletableFuture.runAsync(((ConfigurableApplicationContext) context)::close, OWN_THREAD);
+            // the close waits for the run (up to the shutdown timeout): the lease stays held all along
             await().during(Duration.ofMillis(800)).atMost(WITHIN).until(() -> lease.isHeld() && !closing.isDone());
 
             hold.countDown();
