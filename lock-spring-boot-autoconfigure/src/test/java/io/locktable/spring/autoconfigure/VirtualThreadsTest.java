@@ -165,15 +165,7 @@ class VirtualThreadsTest {
             jobs.holdNextLeaderCall(hold);
             assertThat(jobs.awaitHeldCall(WITHIN)).isTrue();
 
-            CompletableFuture<Void> closing =
-                    CompletableFuture.runAsync(((ConfigurableApplicationContext) context)::close, OWN_THREAD);
-            // the close waits for the call (up to the shutdown timeout): the lease stays held all along
-            await().during(Duration.ofMillis(800)).atMost(WITHIN).until(() -> lease.isHeld() && !closing.isDone());
-
-            hold.countDown();
-            closing.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
-            assertThat(lease.whenEnded().get(WITHIN.toSeconds(), TimeUnit.SECONDS))
-                    .isEqualTo(LeaseEnd.RELEASED);
+            assertHeldWhileClosingAndReleasedAfter(context, lease, hold);
         });
     }
 
@@ -184,18 +176,23 @@ class VirtualThreadsTest {
             CountDownLatch hold = new CountDownLatch(1);
             jobs.holdNextRun(hold);
             await().atMost(WITHIN).until(() -> jobs.heldRunLease() != null);
-            Lease lease = jobs.heldRunLease();
 
-            CompletableFuture<Void> closing =
-                    CompletableFuture.runAsync(((ConfigurableApplicationContext) context)::close, OWN_THREAD);
-            // the close waits for the run (up to the shutdown timeout): the lease stays held all along
-            await().during(Duration.ofMillis(800)).atMost(WITHIN).until(() -> lease.isHeld() && !closing.isDone());
-
-            hold.countDown();
-            closing.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
-            assertThat(lease.whenEnded().get(WITHIN.toSeconds(), TimeUnit.SECONDS))
-                    .isEqualTo(LeaseEnd.RELEASED);
+            assertHeldWhileClosingAndReleasedAfter(context, jobs.heldRunLease(), hold);
         });
+    }
+
+    /**
+     * Closes the context while a call holds {@code lease}: the close waits for the call (up to the shutdown timeout),
+     * the lease staying held all along; once the call is let go, the close ends and the lease is released.
+     */
+    private static void assertHeldWhileClosingAndReleasedAfter(
+            ConfigurableApplicationContext context, Lease lease, CountDownLatch hold) throws Exception {
+        CompletableFuture<Void> closing = CompletableFuture.runAsync(context::close, OWN_THREAD);
+        await().during(Duration.ofMillis(800)).atMost(WITHIN).until(() -> lease.isHeld() && !closing.isDone());
+
+        hold.countDown();
+        closing.get(WITHIN.toSeconds(), TimeUnit.SECONDS);
+        assertThat(lease.whenEnded().get(WITHIN.toSeconds(), TimeUnit.SECONDS)).isEqualTo(LeaseEnd.RELEASED);
     }
 
     /** {@code Thread.isVirtual()}, which the Java 17 release flag does not let this module name directly. */
