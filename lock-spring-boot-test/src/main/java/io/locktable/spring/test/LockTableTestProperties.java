@@ -111,7 +111,7 @@ public final class LockTableTestProperties {
     }
 
     /** The engine selected for the run, read as lock-test reads it: the property, else the variable; null for none. */
-    private static @Nullable String selection() {
+    static @Nullable String selection() {
         String property = System.getProperty(SELECTION);
         return property != null && !property.isBlank() ? property : System.getenv(SELECTION_VARIABLE);
     }
@@ -188,6 +188,8 @@ public final class LockTableTestProperties {
         registry.add("locktable.dynamodb.region", target::region);
         registry.add("locktable.table-name", target::tableName);
         registry.add("locktable.create-table", () -> "true");
+        // a request the engine refuses as unsupported fails the test, rather than an ERROR in a green test's log
+        registry.add(RefusedRequestsAutoConfiguration.PROPERTY, () -> "fail");
     }
 
     private static void setIfAbsent(String property, String value) {
