@@ -34,8 +34,11 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * an engine on loopback, which takes any credentials, the system properties {@code aws.accessKeyId} and {@code
  * aws.secretAccessKey} unless they are set already, so the SDK's default credentials chain finds some.
  *
- * <p>A test whose code needs more than the basics of DynamoDB says so, and never runs on an engine that lacks it
- * (where the application's {@code @Scheduled} job would log an ERROR at each tick while the test goes green). A
+ * <p>It also sets {@code locktable.test.unsupported-requests=fail}: a request of the starter's client that the engine
+ * refuses as unsupported ({@code UnknownOperationException}) fails the test, after its method or after its class,
+ * with what was refused, where, and the fix, instead of an ERROR in the log of a green test.
+ *
+ * <p>A test whose code needs more than the basics of DynamoDB says so, and never runs on an engine that lacks it. A
  * fenced write, {@code lease.heldCheck()} in a {@code TransactWriteItems}, needs transactions, which dynalite, the
  * default engine, has not:
  *
