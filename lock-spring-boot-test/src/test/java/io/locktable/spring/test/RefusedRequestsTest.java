@@ -23,6 +23,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
 import org.springframework.context.annotation.Import;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
@@ -99,6 +100,22 @@ class RefusedRequestsTest {
         assertThat(run.manager.getTestContext().hasApplicationContext())
                 .as("closed by @DirtiesContext")
                 .isFalse();
+    }
+
+    @Test
+    void aServiceConnectionTestIsWatchedWhenItSetsTheProperty() throws Exception {
+        assumeTheEngineLacksTransactions();
+        UserTestRun<ServiceConnectionSweepTest> run = new UserTestRun<>(new ServiceConnectionSweepTest(), "sweeps");
+
+        run.before();
+        run.test().sweeps();
+
+        assertThatThrownBy(run::afterTestMethod)
+                .isInstanceOf(AssertionError.class)
+                .hasMessageStartingWith(
+                        "The engine at " + DynamoDbEngines.current().endpoint()
+                                + " refused TransactWriteItems as unsupported (UnknownOperationException)");
+        run.afterTestClass();
     }
 
     @Test
@@ -272,6 +289,26 @@ class RefusedRequestsTest {
         @EnableAutoConfiguration
         @Import(Sweeper.class)
         static class App {}
+    }
+
+    @SpringBootTest(
+            classes = SwallowingSweepTest.App.class,
+            properties = {
+                "locktable.table-name=RefusedRequestsTest",
+                "locktable.create-table=true",
+                "locktable.test.unsupported-requests=fail"
+            })
+    @DirtiesContext
+    static class ServiceConnectionSweepTest {
+        @ServiceConnection(name = "locktable")
+        static final LockTableEngineContainer dynamodb = new LockTableEngineContainer();
+
+        @Autowired
+        Sweeper sweeper;
+
+        void sweeps() {
+            sweeper.sweepOnce();
+        }
     }
 
     @SpringBootTest(classes = ScheduledSweepTest.App.class)
