@@ -34,8 +34,11 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * an engine on loopback, which takes any credentials, the system properties {@code aws.accessKeyId} and {@code
  * aws.secretAccessKey} unless they are set already, so the SDK's default credentials chain finds some.
  *
- * <p>A test whose code needs more than the basics of DynamoDB says so, and never runs on an engine that lacks it
- * (where the application's {@code @Scheduled} job would log an ERROR at each tick while the test goes green). A
+ * <p>It also sets {@code locktable.test.unsupported-requests=fail}: a request of the starter's client that the engine
+ * refuses as unsupported ({@code UnknownOperationException}) fails the test, after its method or after its class,
+ * with what was refused, where, and the fix, instead of an ERROR in the log of a green test.
+ *
+ * <p>A test whose code needs more than the basics of DynamoDB says so, and never runs on an engine that lacks it. A
  * fenced write, {@code lease.heldCheck()} in a {@code TransactWriteItems}, needs transactions, which dynalite, the
  * default engine, has not:
  *
@@ -111,7 +114,7 @@ public final class LockTableTestProperties {
     }
 
     /** The engine selected for the run, read as lock-test reads it: the property, else the variable; null for none. */
-    private static @Nullable String selection() {
+    static @Nullable String selection() {
         String property = System.getProperty(SELECTION);
         return property != null && !property.isBlank() ? property : System.getenv(SELECTION_VARIABLE);
     }
@@ -188,6 +191,8 @@ public final class LockTableTestProperties {
         registry.add("locktable.dynamodb.region", target::region);
         registry.add("locktable.table-name", target::tableName);
         registry.add("locktable.create-table", () -> "true");
+        // a request the engine refuses as unsupported fails the test, rather than an ERROR in a green test's log
+        registry.add(RefusedRequestsAutoConfiguration.PROPERTY, () -> "fail");
     }
 
     private static void setIfAbsent(String property, String value) {

@@ -5,8 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.locktable.Lease;
 import io.locktable.LockTable;
 import io.locktable.test.EngineCapability;
+import io.locktable.test.MotoServer;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
@@ -22,9 +26,36 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 /**
  * The README's fenced write in an application's test that asks for transactions: it runs on an engine that has them
  * (moto, when the run selected no engine), so the write is applied, not refused with an ERROR the test never sees.
+ * {@code ./mvnw verify} needs only a JDK and Node.js: where the run selected no engine and moto is not installed, this
+ * test is skipped with the reason (that {@code register} then fails the test is {@link EngineChoiceTest}'s subject).
  */
 @SpringBootTest(classes = FencedWriteTest.App.class)
 class FencedWriteTest {
+
+    /**
+     * Starts lock-test's shared moto, which {@code register} then uses as it is (started once), or skips the test
+     * where it is not installed: no Python (it could not be started at all) or no moto in it (the launcher's exit code
+     * 3, see {@link MotoServer}). Any other failure to start fails the test.
+     */
+    @BeforeAll
+    static void motoWhereNoEngineIsSelected() {
+        String selection = LockTableTestProperties.selection();
+        if (selection != null && !selection.isBlank()) {
+            return; // the selected engine is used, or the test fails saying it lacks transactions
+        }
+        try {
+            MotoServer.shared();
+        } catch (IllegalStateException e) {
+            String message = String.valueOf(e.getMessage());
+            boolean notInstalled = e.getCause() instanceof IOException
+                    || message.contains("moto exited with code 3 before it answered");
+            if (!notInstalled) {
+                throw e;
+            }
+            Assumptions.abort("no engine selected, and lock-test's moto, the local engine with transactions, is not"
+                    + " installed: skipped (pip install 'moto[server]', or -Dlocktable.test.engine=moto). " + message);
+        }
+    }
 
     @DynamicPropertySource
     static void lockTable(DynamicPropertyRegistry registry) {

@@ -6,6 +6,9 @@ import io.locktable.Lease;
 import io.locktable.LockTable;
 import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.LockedRun;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -47,6 +50,41 @@ class LeadEverythingSnippetTest {
                 .as("a region even on a machine without AWS settings")
                 .isNotNull();
         assertThat(context.getBean(LockTable.class).tableName()).startsWith("locktable-in-memory-");
+    }
+
+    /**
+     * The README's snippet ("Without any engine") is this test, as written: each of its lines is in this source,
+     * whitespace aside, once this test's two differences are undone (its name, and the application class the
+     * {@code @SpringBootTest} names, which the README's reader has of their own). Editing one without the other fails.
+     */
+    @Test
+    void theReadmesSnippetIsThisTest() throws IOException {
+        String readme = Files.readString(Path.of("README.md"));
+        int section = readme.indexOf("## Without any engine");
+        assertThat(section).as("the README's section").isNotNegative();
+        int start = readme.indexOf("```java\n", section) + "```java\n".length();
+        List<String> snippet = readme.substring(start, readme.indexOf("```", start))
+                .lines()
+                .map(LeadEverythingSnippetTest::normalised)
+                .filter(line -> !line.isEmpty())
+                .toList();
+        String file =
+                Files.readString(Path.of("src/test/java/io/locktable/spring/test/LeadEverythingSnippetTest.java"));
+        // up to this check, whose own strings would otherwise match the lines they stand for
+        String source = normalised(file.substring(0, file.indexOf("void theReadmesSnippetIsThisTest")))
+                .replace("classes = LeadEverythingSnippetTest.App.class, ", "")
+                .replace("class LeadEverythingSnippetTest {", "class ReportJobTest {");
+
+        assertThat(snippet).as("the snippet's code lines").hasSizeGreaterThan(5);
+        assertThat(snippet)
+                .allSatisfy(line -> assertThat(source)
+                        .as("README.md's line of the snippet in this test's source")
+                        .contains(line));
+    }
+
+    /** Each run of whitespace, line ends included, as one space. */
+    private static String normalised(String text) {
+        return text.strip().replaceAll("\\s+", " ");
     }
 
     @SpringBootConfiguration

@@ -10,6 +10,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -29,12 +30,20 @@ class LockTableTestPropertiesTest {
     @Autowired
     DynamoDbClient client;
 
+    @Autowired
+    ApplicationContext context;
+
     @Test
     void theStarterUsesTheEngineAndCreatesItsTable() {
         assertThat(client.serviceClientConfiguration().endpointOverride())
                 .contains(DynamoDbEngines.current().endpoint());
         assertThat(locks.tableName()).contains("locks");
         assertThat(locks.tryAcquire("registered", Duration.ofSeconds(2))).isPresent();
+        assertThat(context.getEnvironment().getProperty("locktable.test.unsupported-requests"))
+                .as("a request the engine refuses as unsupported fails the test")
+                .isEqualTo("fail");
+        assertThat(context.getBeanProvider(RefusedRequests.class).getIfAvailable())
+                .isNotNull();
     }
 
     @SpringBootConfiguration
