@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -49,6 +50,35 @@ public final class MotoServer extends LocalServer {
             shared.stopAtExit();
         }
         return shared;
+    }
+
+    /**
+     * Whether the configured Python can import moto's server, without starting one: for a test that needs moto only
+     * where no engine was selected, and is skipped, not failed, on a machine without it.
+     *
+     * @return true if {@code import moto.server} succeeds within 30 seconds
+     */
+    public static boolean isInstalled() {
+        return isInstalled(python());
+    }
+
+    static boolean isInstalled(String python) {
+        try {
+            Process check = new ProcessBuilder(python, "-c", "import moto.server")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            if (!check.waitFor(30, TimeUnit.SECONDS)) {
+                check.destroyForcibly();
+                return false;
+            }
+            return check.exitValue() == 0;
+        } catch (IOException e) {
+            return false; // no such Python
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /**

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -34,17 +33,9 @@ class LocalServerTest {
     private static Boolean motoInstalled;
 
     /** Whether the configured Python has moto; the tests that start moto are skipped, saying so, where it has not. */
-    private static synchronized void assumeMotoInstalled() throws Exception {
+    private static synchronized void assumeMotoInstalled() {
         if (motoInstalled == null) {
-            try {
-                Process check = new ProcessBuilder(MotoServer.python(), "-c", "import moto.server")
-                        .redirectErrorStream(true)
-                        .start();
-                check.getInputStream().readAllBytes();
-                motoInstalled = check.waitFor(60, TimeUnit.SECONDS) && check.exitValue() == 0;
-            } catch (IOException e) {
-                motoInstalled = false;
-            }
+            motoInstalled = MotoServer.isInstalled();
         }
         assumeTrue(motoInstalled, () -> MotoServer.python() + " has no moto: pip install 'moto[server]'");
     }
@@ -60,6 +51,9 @@ class LocalServerTest {
 
     @Test
     void withoutPythonTheMotoEngineSaysWhatToInstall() {
+        assertThat(MotoServer.isInstalled("/nonexistent/python3"))
+                .as("told without starting it")
+                .isFalse();
         assertThatThrownBy(() -> MotoServer.start("/nonexistent/python3", 0))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("Could not start moto with /nonexistent/python3")
@@ -73,6 +67,9 @@ class LocalServerTest {
         Path python = dir.resolve("python-without-site-packages");
         Files.writeString(python, "#!/bin/sh\nexec " + MotoServer.python() + " -S \"$@\"\n");
         Files.setPosixFilePermissions(python, PosixFilePermissions.fromString("rwx------"));
+        assertThat(MotoServer.isInstalled(python.toString()))
+                .as("told without starting it")
+                .isFalse();
 
         assertThatThrownBy(() -> MotoServer.start(python.toString(), 0))
                 .isInstanceOf(IllegalStateException.class)
