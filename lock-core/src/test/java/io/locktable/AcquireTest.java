@@ -1,8 +1,6 @@
 package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
@@ -14,16 +12,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
+/**
+ * Acquiring over an engine: the requests sent, the item as stored, racers on its conditional write and tables of
+ * other keys. What a table decides about an acquire is in {@link AcquireDecisionTest}, in memory.
+ */
 @DynamoDbEngineTest
 class AcquireTest {
 
@@ -62,19 +62,6 @@ class AcquireTest {
         assertThat(item.get("leaseMs").n()).isEqualTo("10000");
         assertThat(item.get("rvn").s()).isNotBlank();
         assertThat(item).doesNotContainKeys("holder");
-    }
-
-    @Test
-    void aHeldLockIsRefusedToAnotherContenderAndToItsOwnHolder() {
-        Contenders.Contender a = contenders.add();
-        Contenders.Contender b = contenders.add();
-        String name = Contenders.lockName();
-        Lease lease = a.locks().tryAcquire(name, LEASE).orElseThrow();
-
-        assertThat(b.locks().tryAcquire(name, LEASE)).isEmpty();
-        assertThat(a.locks().tryAcquire(name, LEASE)).as("not reentrant").isEmpty();
-        assertThat(lease.isHeld()).isTrue();
-        assertThat(contenders.item(name).get("owner").s()).startsWith(a.locks().owner() + ".");
     }
 
     @Test
@@ -234,98 +221,5 @@ class AcquireTest {
         assertThat(released.isHeld()).isFalse();
         assertThat(released.holder()).isEmpty();
         assertThat(released.fencingToken()).isEqualTo(1);
-    }
-
-    @Test
-    void heldLeasesListsTheLeasesNotYetEnded() {
-        Contenders.Contender a = contenders.add();
-        Lease one = a.locks().tryAcquire(Contenders.lockName(), LEASE).orElseThrow();
-        Lease two = a.locks().tryAcquire(Contenders.lockName(), LEASE).orElseThrow();
-        assertThat(a.locks().heldLeases()).containsExactlyInAnyOrder(one, two);
-
-        one.release();
-
-        assertThat(a.locks().heldLeases()).containsExactly(two);
-    }
-
-    @Test
-    void listenersHearAcquiresBusyAndReleasesInOrderOnTheTablesEventThread() {
-        EventLog heardByA = new EventLog();
-        EventLog heardByB = new EventLog();
-        Contenders.Contender a = contenders.add(builder -> builder.listener(heardByA));
-        Contenders.Contender b = contenders.add(builder -> builder.listener(heardByB));
-        String name = Contenders.lockName();
-
-        Lease lease = a.locks().tryAcquire(name, LEASE).orElseThrow();
-        b.locks().tryAcquire(name, LEASE);
-        lease.release();
-
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            assertThat(heardByA.events).containsExactly("started", "acquired 1", "finished ACQUIRED", "released 1");
-            assertThat(heardByB.events).containsExactly("started", "busy 1", "finished BUSY");
-        });
-        assertThat(heardByA.threads).allMatch(thread -> thread.contains("-events-"));
-    }
-
-    @Test
-    void aWaitingAcquireIsHeardStartedBeforeItWaitsAndFinishedAfter() throws Exception {
-        EventLog heardByB = new EventLog();
-        Contenders.Contender a = contenders.add();
-        Contenders.Contender b = contenders.add(builder -> builder.listener(heardByB));
-        String name = Contenders.lockName();
-        Lease held = a.locks().tryAcquire(name, LEASE).orElseThrow();
-
-        assertThatThrownBy(() -> b.locks().acquire(name, LEASE, Duration.ofMillis(300)))
-                .isInstanceOf(TimeoutException.class);
-        held.release();
-        Lease lease = b.locks().acquire(name, LEASE, Duration.ofSeconds(5));
-        lease.release();
-
-        await().atMost(Duration.ofSeconds(5))
-                .untilAsserted(() -> assertThat(heardByB.events).contains("released 2"));
-        List<String> events = List.copyOf(heardByB.events);
-        assertThat(events.stream().filter(event -> !event.equals("busy 1")))
-                .containsExactly(
-                        "started", "finished TIMEOUT", "started", "acquired 2", "finished ACQUIRED", "released 2");
-        assertThat(events.subList(1, events.indexOf("finished TIMEOUT")))
-                .isNotEmpty()
-                .containsOnly("busy 1");
-        assertThat(heardByB.threads).allMatch(thread -> thread.contains("-events-"));
-    }
-
-    /** Records the events one table's listener hears, and on which threads. */
-    private static final class EventLog implements LockTableListener {
-        final List<String> events = new CopyOnWriteArrayList<>();
-        final List<String> threads = new CopyOnWriteArrayList<>();
-
-        private void add(String event) {
-            events.add(event);
-            threads.add(Thread.currentThread().getName());
-        }
-
-        @Override
-        public void onAcquired(Lease lease, boolean tookOver) {
-            add("acquired " + lease.fencingToken());
-        }
-
-        @Override
-        public void onBusy(String name, LockRecord holder) {
-            add("busy " + holder.fencingToken());
-        }
-
-        @Override
-        public void onAcquireStarted(String name) {
-            add("started");
-        }
-
-        @Override
-        public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {
-            add("finished " + outcome);
-        }
-
-        @Override
-        public void onReleased(Lease lease) {
-            add("released " + lease.fencingToken());
-        }
     }
 }

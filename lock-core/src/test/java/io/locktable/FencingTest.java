@@ -9,9 +9,7 @@ import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -20,6 +18,11 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 import software.amazon.awssdk.services.dynamodb.model.Put;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
+/**
+ * The held check over an engine: its condition expression, what it does on the item as the lock is renewed, released
+ * or taken over, and the transaction {@link Lease#transactWrite} sends. The tokens a table hands out and the
+ * regressions it reports are in {@link FencingTokenTest}, in memory.
+ */
 @DynamoDbEngineTest
 class FencingTest {
 
@@ -128,21 +131,6 @@ class FencingTest {
     }
 
     @Test
-    void tokensOfOneLockStrictlyIncrease() {
-        Contenders.Contender a = contenders.add();
-        Contenders.Contender b = contenders.add();
-        String name = Contenders.lockName();
-        long last = 0;
-        for (int i = 0; i < 6; i++) {
-            Lease lease = (i % 2 == 0 ? a : b).locks().tryAcquire(name, LEASE).orElseThrow();
-            assertThat(lease.fencingToken()).isGreaterThan(last);
-            last = lease.fencingToken();
-            lease.release();
-        }
-        assertThat(last).isEqualTo(6);
-    }
-
-    @Test
     void transactWriteSendsTheHeldCheckFirstAndThenTheItems() {
         Contenders.Contender a = contenders.add();
         String name = Contenders.lockName();
@@ -181,34 +169,5 @@ class FencingTest {
                 .hasMessageContaining(lease.name())
                 .hasMessageContaining("RELEASED");
         assertThat(a.requests().operations()).isEmpty();
-    }
-
-    @Test
-    void aFenceThatGoesBackIsReportedToTheListener() {
-        List<String> regressions = new CopyOnWriteArrayList<>();
-        Contenders.Contender a = contenders.add(builder -> builder.listener(new LockTableListener() {
-            @Override
-            public void onFenceRegressed(String name, long highestSeen, long fencingToken) {
-                regressions.add(name + " " + highestSeen + "->" + fencingToken);
-            }
-        }));
-        String name = Contenders.lockName();
-        for (int i = 0; i < 3; i++) {
-            a.locks().tryAcquire(name, LEASE).orElseThrow().release();
-        }
-        engine.client().deleteItem(r -> r.tableName(table.name()).key(contenders.key(name)));
-
-        // a table that never saw the lock recreates the item from 1; this table's own acquires would continue from
-        // its mark (AcquisitionIdentityTest), but it sees the other's token and then raises the item's by one
-        Lease lease = contenders.add().locks().tryAcquire(name, LEASE).orElseThrow();
-        a.locks().read(name);
-        lease.release();
-        a.locks().tryAcquire(name, LEASE).orElseThrow();
-
-        assertThat(lease.fencingToken()).isEqualTo(1);
-        // listeners hear it on the table's event thread; the mark does not go down, so each token under it is
-        // reported, as a system that checks tokens refuses each
-        await().atMost(Duration.ofSeconds(5))
-                .untilAsserted(() -> assertThat(regressions).containsExactly(name + " 3->1", name + " 3->2"));
     }
 }

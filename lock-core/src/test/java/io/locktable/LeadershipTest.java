@@ -4,42 +4,31 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.locktable.test.DynamoDbEngine;
-import io.locktable.test.DynamoDbEngineTest;
-import io.locktable.test.TestTable;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
-/** {@link LockTable#lead}: an election as a handle, on one thread per lock, with no work thread per term. */
-@DynamoDbEngineTest
+/**
+ * {@link LockTable#lead}: an election as a handle, on one thread per lock, with no work thread per term. In memory:
+ * what a request does on an engine is in {@link LeadershipEngineTest}.
+ */
 class LeadershipTest {
 
     private static final Duration LEASE = Duration.ofSeconds(3);
 
     @AutoClose
-    private final Contenders contenders;
+    private final MemoryTables tables = new MemoryTables("Leadership");
 
     private final String name = Contenders.lockName();
 
-    private final TestTable table;
-
-    LeadershipTest(DynamoDbEngine engine, TestTable table) {
-        this.table = table;
-        this.contenders = new Contenders(engine, table);
-    }
-
     @Test
     void oneOfTwoLeadsAndClosingItHandsTheLockToTheOtherWithTheNextToken() throws Exception {
-        Leadership first = contenders.add().locks().lead(name, LEASE);
+        Leadership first = tables.add().lead(name, LEASE);
         await().atMost(Duration.ofSeconds(5)).until(first::isLeader);
-        Leadership second = contenders.add().locks().lead(name, LEASE);
+        Leadership second = tables.add().lead(name, LEASE);
         Thread.sleep(LEASE.toMillis()); // a whole lease: the first renews, the second follows
         long firstToken = first.lease().orElseThrow().fencingToken();
 
@@ -52,12 +41,12 @@ class LeadershipTest {
         await().atMost(LEASE.plusSeconds(2)).until(second::isLeader); // within one poll of the release
         assertThat(second.lease().orElseThrow().fencingToken()).isEqualTo(firstToken + 1);
         second.close();
-        assertThat(contenders.item(name)).doesNotContainKey("owner");
+        assertThat(tables.ownerOf(name)).isNull();
     }
 
     @Test
     void anElectionHasNoThreadOfItsOwnHoweverManyLocksItLeads() {
-        LockTable locks = contenders.add().locks();
+        LockTable locks = tables.add();
         List<Leadership> elections = new java.util.ArrayList<>();
         for (int i = 0; i < 40; i++) {
             elections.add(locks.lead(name + "-" + i, LEASE));
@@ -77,36 +66,18 @@ class LeadershipTest {
     }
 
     @Test
-    void aLeaderWhoseRenewalsFailLosesTheTermAndContendsAgain() {
-        Contenders.Contender table = contenders.add();
-        Leadership leadership = table.locks().lead(name, LEASE);
-        await().atMost(Duration.ofSeconds(5)).until(leadership::isLeader);
-        Lease firstTerm = leadership.lease().orElseThrow();
-
-        table.faults().blackhole("UpdateItem");
-        await().atMost(LEASE.plusSeconds(2)).until(() -> !leadership.isLeader());
-        table.faults().clear();
-
-        await().atMost(LEASE.multipliedBy(2).plusSeconds(5)).until(leadership::isLeader);
-        assertThat(firstTerm.end()).isPresent();
-        assertThat(leadership.lease().orElseThrow().fencingToken()).isGreaterThan(firstTerm.fencingToken());
-        assertThat(leadership.whenStopped()).isNotDone();
-        leadership.close();
-    }
-
-    @Test
     void stepDownHandsTheLockToTheOtherAndContendsAgainAfterTheCoolDown() throws Exception {
-        LockTable firstTable = contenders.add().locks();
+        LockTable firstTable = tables.add();
         Leadership first = firstTable.lead(name, LEASE);
         await().atMost(Duration.ofSeconds(5)).until(first::isLeader);
-        Leadership second = contenders.add().locks().lead(name, LEASE);
+        Leadership second = tables.add().lead(name, LEASE);
         long firstToken = first.lease().orElseThrow().fencingToken();
 
         first.stepDown(LEASE.multipliedBy(3));
 
         assertThat(first.isLeader()).isFalse();
-        AttributeValue owner = contenders.item(name).get("owner"); // released before stepDown returned
-        assertThat(owner == null ? "nobody" : owner.s()).doesNotStartWith(firstTable.owner()); // the second may have it
+        String owner = tables.ownerOf(name); // released before stepDown returned
+        assertThat(owner == null ? "nobody" : owner).doesNotStartWith(firstTable.owner()); // the second may have it
         await().atMost(LEASE.plusSeconds(2)).until(second::isLeader);
         assertThat(second.lease().orElseThrow().fencingToken()).isEqualTo(firstToken + 1);
 
@@ -121,12 +92,12 @@ class LeadershipTest {
 
     @Test
     void aStepDownOfAFollowerKeepsItOutOfTheElectionForTheCoolDown() throws Exception {
-        Leadership follower = contenders.add().locks().lead(name, LEASE);
+        Leadership follower = tables.add().lead(name, LEASE);
         follower.stepDown(LEASE.multipliedBy(2)); // before its first acquire answered, or while it waits
 
         Thread.sleep(LEASE.toMillis()); // the lock is free all along
         assertThat(follower.isLeader()).isFalse();
-        assertThat(contenders.item(name)).doesNotContainKey("owner");
+        assertThat(tables.ownerOf(name)).isNull();
         await().atMost(LEASE.multipliedBy(2)).until(follower::isLeader);
         follower.close();
     }
@@ -134,7 +105,7 @@ class LeadershipTest {
     @Test
     void theTermListenerHearsEachStartAndEndInOrderOnTheTablesEventThread() throws Exception {
         List<String> heard = new CopyOnWriteArrayList<>();
-        Leadership leadership = contenders.add().locks().lead(name, LEASE, new LeaderTermListener() {
+        Leadership leadership = tables.add().lead(name, LEASE, new LeaderTermListener() {
             @Override
             public void onTermStarted(Lease lease) {
                 heard.add("started " + lease.fencingToken() + " on "
@@ -154,7 +125,7 @@ class LeadershipTest {
         await().atMost(LEASE.plusSeconds(2)).until(leadership::isLeader);
         leadership.close();
 
-        String events = "locktable-" + table.name() + "-events-1"; // user code never runs on a timer or worker
+        String events = "locktable-" + tables.tableName() + "-events-1"; // user code never runs on a timer or worker
         await().atMost(Duration.ofSeconds(2)).until(() -> heard.size() == 4);
         assertThat(heard)
                 .containsExactly(
@@ -168,7 +139,7 @@ class LeadershipTest {
     @Test
     void whenStoppedCompletesOnlyAfterTheTermListenerHeardTheLastTermEnd() throws Exception {
         List<String> heard = new CopyOnWriteArrayList<>();
-        Leadership leadership = contenders.add().locks().lead(name, LEASE, new LeaderTermListener() {
+        Leadership leadership = tables.add().lead(name, LEASE, new LeaderTermListener() {
             @Override
             public void onTermStarted(Lease lease) {}
 
@@ -192,7 +163,7 @@ class LeadershipTest {
     @Test
     void stepDownAsyncReturnsAtOnceAndCompletesOnceReleasedAfterTheTermListenerHeardTheEnd() throws Exception {
         List<String> heard = new CopyOnWriteArrayList<>();
-        Leadership leadership = contenders.add().locks().lead(name, LEASE, new LeaderTermListener() {
+        Leadership leadership = tables.add().lead(name, LEASE, new LeaderTermListener() {
             @Override
             public void onTermStarted(Lease lease) {}
 
@@ -208,7 +179,7 @@ class LeadershipTest {
 
         assertThat(term.end()).contains(LeaseEnd.RELEASED);
         assertThat(heard).containsExactly("ended RELEASED");
-        assertThat(contenders.item(name)).doesNotContainKey("owner");
+        assertThat(tables.ownerOf(name)).isNull();
         assertThat(leadership.stepDownAsync(Duration.ZERO))
                 .as("not leading: at once")
                 .isDone();
@@ -220,47 +191,8 @@ class LeadershipTest {
     }
 
     @Test
-    void anElectionWithARetryAfterErrorsOutlivesAForeignItemAndLeadsOnceItIsGone() {
-        Map<String, AttributeValue> foreign = new HashMap<>(contenders.key(name));
-        foreign.put("payload", AttributeValue.fromS("an application's own item at the lock's key"));
-        table.engine().client().putItem(put -> put.tableName(table.name()).item(foreign));
-        Leadership leadership = contenders.add().locks().lead(name, LEASE, lease -> {}, Duration.ofMillis(500));
-
-        await().atMost(Duration.ofSeconds(5)).until(() -> leadership.failuresInRow() >= 2);
-        assertThat(leadership.lastError())
-                .hasValueSatisfying(error -> assertThat(error)
-                        .isInstanceOf(LockItemConflictException.class)
-                        .hasMessageContaining(name));
-        assertThat(leadership.lastErrorAt()).isPresent();
-        assertThat(leadership.whenStopped()).isNotDone();
-
-        contenders.deleteItem(name);
-        await().atMost(Duration.ofSeconds(5)).until(leadership::isLeader);
-        assertThat(leadership.failuresInRow()).isZero();
-        assertThat(leadership.lastError()).as("kept for a status page").isPresent();
-        leadership.close();
-    }
-
-    @Test
-    void withoutARetryAfterErrorsAForeignItemEndsTheElection() {
-        Map<String, AttributeValue> foreign = new HashMap<>(contenders.key(name));
-        foreign.put("payload", AttributeValue.fromS("an application's own item at the lock's key"));
-        table.engine().client().putItem(put -> put.tableName(table.name()).item(foreign));
-        Leadership leadership = contenders.add().locks().lead(name, LEASE);
-
-        assertThat(leadership.whenStopped())
-                .failsWithin(Duration.ofSeconds(5))
-                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
-                .withCauseInstanceOf(LockItemConflictException.class);
-        assertThat(leadership.lastError()).isEmpty();
-        assertThatThrownBy(() -> contenders.add().locks().lead(name, LEASE, lease -> {}, Duration.ofSeconds(-1)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("retryAfterError");
-    }
-
-    @Test
     void aNegativeCoolDownIsRefusedNamingTheLock() {
-        Leadership leadership = contenders.add().locks().lead(name, LEASE);
+        Leadership leadership = tables.add().lead(name, LEASE);
         try {
             assertThatThrownBy(() -> leadership.stepDown(Duration.ofSeconds(-1)))
                     .isInstanceOf(IllegalArgumentException.class)

@@ -14,6 +14,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
+/**
+ * Renewals over an engine: the requests they send and what a lost, late or failing request does to a lease. How they
+ * are scheduled is in {@link RenewalSchedulingTest}, in memory.
+ */
 @DynamoDbEngineTest
 class RenewalTest {
 
@@ -47,33 +51,6 @@ class RenewalTest {
         assertThat(contenders.item(name).get("rvn").s()).isNotEqualTo(firstRvn);
         assertThat(contenders.item(name).get("fence").n()).isEqualTo("1");
         assertThat(a.requests().operations()).containsOnly("UpdateItem");
-    }
-
-    @Test
-    void aCallerThatSynchronizesOnALeaseDoesNotHoldUpItsRenewals() throws Exception {
-        Contenders.Contender a = contenders.add();
-        Lease lease = a.locks()
-                .tryAcquire(Contenders.lockName(), Duration.ofSeconds(2))
-                .orElseThrow();
-        CompletableFuture<Void> held = new CompletableFuture<>();
-        Thread caller = new Thread(() -> {
-            synchronized (lease) { // the lease is the caller's object: the library's monitors are its own
-                held.complete(null);
-                try {
-                    Thread.sleep(6_000);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        });
-        caller.start();
-        held.get(5, TimeUnit.SECONDS);
-
-        Thread.sleep(5_000); // two and a half leases, with the lease's monitor held by the caller the whole time
-
-        assertThat(lease.isHeld()).isTrue();
-        assertThat(lease.whenEnded()).isNotDone();
-        caller.join();
     }
 
     @Test
@@ -192,53 +169,5 @@ class RenewalTest {
                 .as("the other one's renewal, late behind the blocked one, got a worker beyond the bound of one")
                 .filteredOn(Lease::isHeld)
                 .hasSize(1);
-    }
-
-    @Test
-    void aReleasedLeaseLeavesNoTaskScheduled() throws Exception {
-        List<java.util.concurrent.Future<?>> scheduled = new CopyOnWriteArrayList<>();
-        Scheduler system = new Scheduler("test-clock", 2);
-        LockClock recording = new LockClock() {
-            @Override
-            public long nanoTime() {
-                return system.nanoTime();
-            }
-
-            @Override
-            public java.time.Instant instant() {
-                return system.instant();
-            }
-
-            @Override
-            public void sleep(long nanos) throws InterruptedException {
-                system.sleep(nanos);
-            }
-
-            @Override
-            public java.util.concurrent.Future<?> schedule(Runnable task, long delayNanos) {
-                java.util.concurrent.Future<?> future = system.schedule(task, delayNanos);
-                scheduled.add(future);
-                return future;
-            }
-
-            @Override
-            public void execute(Runnable task) {
-                system.execute(task);
-            }
-        };
-        try {
-            Contenders.Contender a = contenders.add(builder -> builder.clock(recording));
-            Lease lease = a.locks()
-                    .tryAcquire(Contenders.lockName(), Duration.ofHours(1))
-                    .orElseThrow();
-            // one task pending on the clock, for the table's earliest wake: this lease's renewal
-            assertThat(scheduled).filteredOn(task -> !task.isDone()).hasSize(1);
-
-            lease.release();
-
-            assertThat(scheduled).allMatch(java.util.concurrent.Future::isCancelled);
-        } finally {
-            system.close();
-        }
     }
 }
