@@ -88,6 +88,13 @@ final class Contenders implements AutoCloseable {
                 .item();
     }
 
+    /** Puts an application's own item at a lock's key, as in a table shared with the application's data. */
+    void putForeignItem(String name) {
+        Map<String, AttributeValue> foreign = new java.util.HashMap<>(key(name));
+        foreign.put("payload", AttributeValue.fromS("an application's own item at the lock's key"));
+        engine.client().putItem(r -> r.tableName(table.name()).item(foreign));
+    }
+
     /** Deletes a lock item behind its holder's back, as an operator, a restore or a time to live would. */
     void deleteItem(String name) {
         engine.client().deleteItem(r -> r.tableName(table.name()).key(key(name)));

@@ -46,7 +46,7 @@ class LeaderTest {
     @AutoClose
     private final Contenders contenders;
 
-    private final List<Thread> threads = new ArrayList<>();
+    private final LeaderThreads leaders = new LeaderThreads(LEASE);
 
     LeaderTest(DynamoDbEngine engine, TestTable table) {
         this.engine = engine;
@@ -55,26 +55,7 @@ class LeaderTest {
 
     @AfterEach
     void close() throws Exception {
-        for (Thread thread : threads) {
-            thread.interrupt();
-            thread.join(5_000);
-        }
-    }
-
-    private Thread lead(
-            Contenders.Contender contender, String name, LeaderWork work, AtomicReference<Throwable> ended) {
-        Thread thread = new Thread(
-                () -> {
-                    try {
-                        contender.locks().runAsLeader(name, LEASE, work);
-                    } catch (Throwable t) {
-                        ended.set(t);
-                    }
-                },
-                "test-leader-" + contender.locks().owner().substring(0, 8));
-        threads.add(thread);
-        thread.start();
-        return thread;
+        leaders.close();
     }
 
     /** Work that records its term and runs until interrupted. */
@@ -99,7 +80,7 @@ class LeaderTest {
         for (int i = 0; i < 3; i++) {
             Contenders.Contender instance = contenders.add();
             instances.add(instance);
-            lead(instance, name, recordingTerms(terms), new AtomicReference<>());
+            leaders.lead(instance.locks(), name, recordingTerms(terms), new AtomicReference<>());
         }
 
         for (int takeover = 0; takeover < 3; takeover++) {
@@ -145,8 +126,8 @@ class LeaderTest {
         List<Term> terms = new CopyOnWriteArrayList<>();
         CompletableFuture<Long> secondStart = new CompletableFuture<>();
         AtomicReference<Long> firstLeaseEnd = new AtomicReference<>();
-        lead(
-                first,
+        leaders.lead(
+                first.locks(),
                 name,
                 lease -> {
                     first.faults().blackhole("UpdateItem");
@@ -155,8 +136,8 @@ class LeaderTest {
                 },
                 new AtomicReference<>());
         await().atMost(Duration.ofSeconds(5)).until(() -> firstLeaseEnd.get() != null);
-        lead(
-                second,
+        leaders.lead(
+                second.locks(),
                 name,
                 lease -> {
                     secondStart.complete(System.nanoTime());
@@ -203,7 +184,7 @@ class LeaderTest {
             a.faults().blackhole("UpdateItem").blackhole("GetItem");
             String name = Contenders.lockName();
             CompletableFuture<Lease> led = new CompletableFuture<>();
-            lead(a, name, led::complete, new AtomicReference<>());
+            leaders.lead(a.locks(), name, led::complete, new AtomicReference<>());
             await().atMost(Duration.ofSeconds(5)).until(() -> errors.get() >= 3);
             a.faults().clear();
 

@@ -8,11 +8,8 @@ import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * {@link LockTable#lead} over an engine: renewals the network loses and a foreign item at the lock's key. The
@@ -28,10 +25,7 @@ class LeadershipEngineTest {
 
     private final String name = Contenders.lockName();
 
-    private final TestTable table;
-
     LeadershipEngineTest(DynamoDbEngine engine, TestTable table) {
-        this.table = table;
         this.contenders = new Contenders(engine, table);
     }
 
@@ -55,9 +49,7 @@ class LeadershipEngineTest {
 
     @Test
     void anElectionWithARetryAfterErrorsOutlivesAForeignItemAndLeadsOnceItIsGone() {
-        Map<String, AttributeValue> foreign = new HashMap<>(contenders.key(name));
-        foreign.put("payload", AttributeValue.fromS("an application's own item at the lock's key"));
-        table.engine().client().putItem(put -> put.tableName(table.name()).item(foreign));
+        contenders.putForeignItem(name);
         Leadership leadership = contenders.add().locks().lead(name, LEASE, lease -> {}, Duration.ofMillis(500));
 
         await().atMost(Duration.ofSeconds(5)).until(() -> leadership.failuresInRow() >= 2);
@@ -77,9 +69,7 @@ class LeadershipEngineTest {
 
     @Test
     void withoutARetryAfterErrorsAForeignItemEndsTheElection() {
-        Map<String, AttributeValue> foreign = new HashMap<>(contenders.key(name));
-        foreign.put("payload", AttributeValue.fromS("an application's own item at the lock's key"));
-        table.engine().client().putItem(put -> put.tableName(table.name()).item(foreign));
+        contenders.putForeignItem(name);
         Leadership leadership = contenders.add().locks().lead(name, LEASE);
 
         assertThat(leadership.whenStopped())

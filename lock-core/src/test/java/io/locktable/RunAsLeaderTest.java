@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -27,29 +25,11 @@ class RunAsLeaderTest {
     @AutoClose
     private final MemoryTables tables = new MemoryTables("RunAsLeader");
 
-    private final List<Thread> threads = new ArrayList<>();
+    private final LeaderThreads leaders = new LeaderThreads(LEASE);
 
     @AfterEach
     void close() throws Exception {
-        for (Thread thread : threads) {
-            thread.interrupt();
-            thread.join(5_000);
-        }
-    }
-
-    private Thread lead(LockTable locks, String name, LeaderWork work, AtomicReference<Throwable> ended) {
-        Thread thread = new Thread(
-                () -> {
-                    try {
-                        locks.runAsLeader(name, LEASE, work);
-                    } catch (Throwable t) {
-                        ended.set(t);
-                    }
-                },
-                "test-leader-" + locks.owner().substring(0, 8));
-        threads.add(thread);
-        thread.start();
-        return thread;
+        leaders.close();
     }
 
     @Test
@@ -60,7 +40,7 @@ class RunAsLeaderTest {
         CompletableFuture<Lease> firstLease = new CompletableFuture<>();
         CompletableFuture<Lease> secondLease = new CompletableFuture<>();
         AtomicReference<Throwable> firstEnded = new AtomicReference<>();
-        Thread leader = lead(
+        Thread leader = leaders.lead(
                 first,
                 name,
                 lease -> {
@@ -69,7 +49,7 @@ class RunAsLeaderTest {
                 },
                 firstEnded);
         Lease held = firstLease.get(5, TimeUnit.SECONDS);
-        lead(
+        leaders.lead(
                 second,
                 name,
                 lease -> {

@@ -29,10 +29,7 @@ class BareDurationNumbersTest {
                     LockTableHealthAutoConfiguration.class,
                     HealthContributorAutoConfiguration.class))
             .withBean(DynamoDbClient.class, UnansweredClients::sync)
-            .withBean(
-                    LockTable.class,
-                    () -> LockTable.builder(UnansweredClients.sync(), "Locks", "pk")
-                            .build());
+            .withBean(LockTable.class, UnansweredClients::lockTable);
 
     @Test
     void aLeaseOfThirtyThousandWithoutAUnitAsksWhetherMillisecondsOrSecondsWereMeant() {

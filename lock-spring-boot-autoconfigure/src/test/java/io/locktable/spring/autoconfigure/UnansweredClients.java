@@ -1,5 +1,6 @@
 package io.locktable.spring.autoconfigure;
 
+import io.locktable.LockTable;
 import java.net.URI;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -25,6 +26,11 @@ final class UnansweredClients {
                 .region(Region.US_EAST_1)
                 .credentialsProvider(TEST_CREDENTIALS)
                 .build();
+    }
+
+    /** A lock table {@code Locks} (partition key {@code pk}) over {@link #sync()}. */
+    static LockTable lockTable() {
+        return LockTable.builder(sync(), "Locks", "pk").build();
     }
 
     static DynamoDbAsyncClient async() {

@@ -55,10 +55,7 @@ class UnreachableEndpointLogTest {
     void theFirstFailedAcquireOfALockedRunIsOneWarnLine(CapturedOutput output) {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(LockedRunAutoConfiguration.class))
-                .withBean(
-                        LockTable.class,
-                        () -> LockTable.builder(UnansweredClients.sync(), "Locks", "pk")
-                                .build())
+                .withBean(LockTable.class, UnansweredClients::lockTable)
                 .withBean(Report.class)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -81,10 +78,7 @@ class UnreachableEndpointLogTest {
     void theFirstFailedAcquireOfALeadershipIsOneWarnLine(CapturedOutput output) {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(LeaderOnlyAutoConfiguration.class))
-                .withBean(
-                        LockTable.class,
-                        () -> LockTable.builder(UnansweredClients.sync(), "Locks", "pk")
-                                .build())
+                .withBean(LockTable.class, UnansweredClients::lockTable)
                 .withBean(Sweep.class)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
