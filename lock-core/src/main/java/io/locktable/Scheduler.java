@@ -1,6 +1,5 @@
 package io.locktable;
 
-import io.locktable.LeaseKeeper.LeaseState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -2,7 +2,6 @@ package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.locktable.LeaseKeeper.FenceHighWater;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
