@@ -60,24 +60,13 @@ final class LeaderRun {
         this.async = async;
     }
 
-    /** The leadership's terms, heard at once on the thread that starts or ends them: nothing here blocks. */
+    /** The leadership's terms, heard at once on the thread that starts them: nothing here blocks. */
     Leadership.Terms terms() {
-        return new Leadership.Terms() {
-            @Override
-            public void started(Lease lease) {
-                Term term = new Term(lease);
-                latest = term;
-                synchronized (LeaderRun.this) {
-                    lastWork = lastWork.thenCompose(ignored -> term.begin()); // once the last term's work stopped
-                }
-            }
-
-            @Override
-            public void ended(Lease lease) {
-                Term term = latest;
-                if (term != null && term.lease == lease) {
-                    term.stopWork();
-                }
+        return lease -> {
+            Term term = new Term(lease);
+            latest = term;
+            synchronized (LeaderRun.this) {
+                lastWork = lastWork.thenCompose(ignored -> term.begin()); // once the last term's work stopped
             }
         };
     }
@@ -256,6 +245,11 @@ final class LeaderRun {
                     future = CompletableFuture.failedFuture(e);
                 }
             }
+            if (started == null) { // a stage: cancelled by the lease's end, directly, never on the completion executor
+                CompletableFuture<?> work = future;
+                Lease.Registration stop = lease.stopOnEnd(() -> work.cancel(true));
+                work.whenComplete((value, error) -> stop.close());
+            }
             boolean stop;
             synchronized (this) {
                 stage = future;
@@ -275,7 +269,9 @@ final class LeaderRun {
         }
 
         private void lead(LeaderWork work, CompletableFuture<@Nullable Object> ended) {
-            try {
+            // the lease's end interrupts this thread from the path that ends it (registered here, on the thread itself,
+            // so a lease that ended before the thread started interrupts it at once)
+            try (Lease.Registration stop = lease.interruptOnEnd()) {
                 ended.complete(lease.callAsCurrent(() -> {
                     work.lead(lease);
                     return null;
@@ -286,7 +282,8 @@ final class LeaderRun {
         }
 
         /**
-         * Interrupts the work's thread at once, or cancels the work's stage on the table's completion executor: this runs on the path that ended the lease, and a cancel runs the stage's dependents (user code).
+         * The caller ended the run: interrupts the work's thread, or cancels its stage, on the caller's thread, before
+         * the election releases the lease. (The lease's own end stops the work through its registration.)
          */
         void stopWork() {
             CompletableFuture<?> future;
@@ -296,12 +293,13 @@ final class LeaderRun {
                 future = stage;
                 worker = thread;
             }
+            if (future == null || future.isDone()) {
+                return;
+            }
             if (worker != null) {
-                if (future != null && !future.isDone()) {
-                    worker.interrupt();
-                }
-            } else if (future != null) {
-                CompletableFuture.runAsync(() -> future.cancel(true), table.completions());
+                worker.interrupt();
+            } else {
+                future.cancel(true);
             }
         }
     }

@@ -67,13 +67,14 @@ public final class Leadership implements AutoCloseable {
 
     private record Failure(Throwable error, Instant at) {}
 
-    /** What {@link LockTable#runAsLeader} hears at once, on the thread that starts or ends a term: must not block. */
+    /**
+     * What {@link LockTable#runAsLeader} hears at once, on the thread that starts a term: must not block. (A term's end
+     * stops its work through the lease's own registration, {@link Lease#interruptOnEnd()}.)
+     */
     interface Terms {
-        Terms NONE = new Terms() {};
+        Terms NONE = lease -> {};
 
-        default void started(Lease lease) {}
-
-        default void ended(Lease lease) {}
+        void started(Lease lease);
     }
 
     Leadership(
@@ -213,6 +214,10 @@ public final class Leadership implements AutoCloseable {
      * closing table's workers drop what they had queued: its close runs {@code then} instead ({@link #tableClosed}).
      */
     private void releaseOnWorker(Lease lease, Runnable then) {
+        release(lease, true, then);
+    }
+
+    private void release(Lease lease, boolean onWorker, Runnable then) {
         releasing.add(then);
         Runnable release = () -> {
             lease.release();
@@ -220,7 +225,7 @@ public final class Leadership implements AutoCloseable {
                 listeners.dispatchOrRun(then); // after the term listener's onTermEnded, queued by the release
             }
         };
-        if (!table.workers().run(release, clock.nanoTime() + lease.durationNanos())) {
+        if (!onWorker || !table.workers().run(release, clock.nanoTime() + lease.durationNanos())) {
             release.run();
         }
     }
@@ -245,6 +250,11 @@ public final class Leadership implements AutoCloseable {
      * @return {@link #whenStopped()}: completes once the lease is released
      */
     public CompletableFuture<Void> stopAsync() {
+        return stop(true);
+    }
+
+    /** Stops contending and releases the term's lease, on a worker or on this thread. */
+    private CompletableFuture<Void> stop(boolean releaseOnWorker) {
         Lease lease;
         boolean idle;
         synchronized (state) {
@@ -259,7 +269,7 @@ public final class Leadership implements AutoCloseable {
             idle = lease == null && next != null && next.cancel(false);
         }
         if (lease != null) {
-            releaseOnWorker(lease, () -> finish(null));
+            release(lease, releaseOnWorker, () -> finish(null));
         } else if (idle) {
             finish(null);
         }
@@ -268,10 +278,16 @@ public final class Leadership implements AutoCloseable {
 
     /**
      * Steps down and stops contending: releases the term's lease, if any, and waits for the election to stop, at
-     * most 6 s. An interrupt does not cut the wait short; the thread's interrupt flag is kept.
+     * most 6 s. An interrupt does not cut the wait short; the thread's interrupt flag is kept. Called from a listener
+     * or a term listener (the table's event thread), it releases the lease on that thread and returns without waiting:
+     * the events that complete {@link #whenStopped()} run on that thread after it.
      */
     @Override
     public void close() {
+        if (listeners.onEventThread()) {
+            stop(false);
+            return;
+        }
         CompletableFuture<Void> done = stopAsync();
         boolean interrupted = false;
         long deadline = System.nanoTime() + Timing.RELEASE.plusSeconds(1).toNanos();
@@ -445,7 +461,6 @@ public final class Leadership implements AutoCloseable {
             steppedDown = false;
             stopFinishesElsewhere = releasingToStop;
         }
-        terms.ended(lease);
         if (stop) {
             // stopped once the term listener heard the end: a caller of whenStopped() sees every callback done
             listeners.dispatchOrRun(() -> {

@@ -209,13 +209,68 @@ public final class Lease implements AutoCloseable {
 
     /**
      * Completes when the lease ends, with why: on the caller's thread for an end it caused ({@link #release()}, a
-     * failed {@link #transactWrite}, the table's close), otherwise on the table's event thread after the listeners
-     * heard the end; never on one that renews leases, and not on the {@link LockTable.Builder#completionExecutor}.
+     * failed {@link #transactWrite}, the table's close), otherwise on the table's event thread before the listeners
+     * hear the end; never on one that renews leases, and not on the {@link LockTable.Builder#completionExecutor}.
+     * It completes after the work registered with {@link #interruptOnEnd()} and {@link #stopOnEnd(Runnable)} was
+     * told to stop; to stop work, use those: a listener busy on the event thread delays this future, not them.
      *
      * @return a future of the reason; it never completes exceptionally
      */
     public CompletableFuture<LeaseEnd> whenEnded() {
         return state.whenEnded();
+    }
+
+    /**
+     * Interrupts the calling thread as soon as this lease ends (lost, run out, released or closed with its table), from
+     * the path that decides the end: before {@link #whenEnded()} completes and before any listener hears of it, so
+     * that nothing a user wrote can hold the stop up. Close the registration when the work is done, on the same thread:
+     * an interrupt that was this lease's is then cleared, so it does not reach what the thread does next. A lease that
+     * has ended already interrupts the thread at once.
+     *
+     * <pre>{@code
+     * try (Lease.Registration stop = lease.interruptOnEnd()) {
+     *     while (!Thread.currentThread().isInterrupted()) {
+     *         copyNextBatch(lease.fencingToken());
+     *     }
+     * }
+     * }</pre>
+     *
+     * @return the registration, to close when the work under this lease is done
+     */
+    public Registration interruptOnEnd() {
+        return keeper.register(this, WorkStop.interrupt(name, Thread.currentThread()));
+    }
+
+    /**
+     * Runs {@code stop} once as soon as this lease ends (lost, run out, released or closed with its table), before
+     * {@link #whenEnded()} completes and before any listener hears of it: to cancel work that runs on other threads.
+     * It runs on a thread of its own when the table's own threads end the lease (a lost renewal, a lease run out), so it
+     * never holds up a renewal, and on the thread that ended it otherwise (a {@link #release()}, the table's close). A
+     * lease that has ended already runs it at once, on the calling thread. Keep it short; what it throws is logged.
+     *
+     * <pre>{@code
+     * CompletableFuture<Void> copy = copier.startAsync(lease.fencingToken());
+     * Lease.Registration stop = lease.stopOnEnd(() -> copy.cancel(true));
+     * copy.whenComplete((done, error) -> stop.close());
+     * }</pre>
+     *
+     * @param stop what stops the work
+     * @return the registration, to close when the work under this lease is done
+     * @throws NullPointerException if {@code stop} is null
+     */
+    public Registration stopOnEnd(Runnable stop) {
+        Objects.requireNonNull(stop, "stop");
+        return keeper.register(this, WorkStop.action(name, stop));
+    }
+
+    /**
+     * Work registered to stop when its lease ends ({@link #interruptOnEnd()}, {@link #stopOnEnd(Runnable)}). Closing it
+     * says the work is done: its stop will not run any more. Idempotent.
+     */
+    public interface Registration extends AutoCloseable {
+        /** Ends the registration: the lease's end no longer stops this work. Never throws. */
+        @Override
+        void close();
     }
 
     /** @return how the lease ended, or empty while it has not */
@@ -318,7 +373,8 @@ public final class Lease implements AutoCloseable {
      * term, whose work must be interrupted by the path that ends the lease, not behind listener callbacks. The hook
      * must not block; it runs once.
      */
+    /** Runs the library's {@code hook} on the path that ends this lease, after its work was stopped; must not block. */
     void onEnd(Runnable hook) {
-        keeper.onEnd(this, hook);
+        keeper.register(this, WorkStop.hook(name, hook));
     }
 }

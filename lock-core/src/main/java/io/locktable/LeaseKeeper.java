@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,11 +48,6 @@ final class LeaseKeeper {
     private final AtomicLong acquisitions = new AtomicLong();
     /** Releases that callers' threads are sending: {@link #closeAll()} waits for them, as for its own. */
     private final Set<CountDownLatch> releasesInFlight = ConcurrentHashMap.newKeySet();
-    /**
-     * The end hooks of the leases that have one ({@link Lease#onEnd}): only a leader term's, so they are kept here
-     * rather than in a field that every lease would pay for.
-     */
-    private final Map<Lease, Runnable> endHooks = new ConcurrentHashMap<>();
 
     private boolean closed; // guarded by this
     private volatile boolean multiRegionStrong;
@@ -165,19 +159,15 @@ final class LeaseKeeper {
         return true;
     }
 
-    /** See {@link Lease#onEnd}. */
-    void onEnd(Lease lease, Runnable hook) {
-        endHooks.put(lease, hook);
-        if (!lease.isLive()) {
-            runEndHook(lease); // it ended before, or is ending now: whichever of the two takes the hook runs it
+    /**
+     * Registers work to stop when the lease ends (the one way every entry point stops its work); a lease that ended
+     * already stops it at once, on this thread.
+     */
+    WorkStop register(Lease lease, WorkStop stop) {
+        if (!lease.state().register(stop)) {
+            WorkStop.stopAll(List.of(stop));
         }
-    }
-
-    private void runEndHook(Lease lease) {
-        Runnable hook = endHooks.remove(lease);
-        if (hook != null) {
-            hook.run();
-        }
+        return stop;
     }
 
     /** Step 5: one renewal attempt, on a worker thread, due at {@code dueNanos}. */
@@ -300,29 +290,30 @@ final class LeaseKeeper {
     }
 
     /**
-     * Ends a lease once and announces it: the listeners' event after the lease's earlier ones, then {@link
-     * Lease#whenEnded()}, on the caller's thread if the caller ended it, else (a timer or worker ended it, for a
-     * delayed release or an election's) on the event thread.
+     * Ends a lease once, the one path every end takes: it stops the work under the lease first ({@link WorkStop}:
+     * interrupts and cancels, directly), then takes it off the timer, then announces it: {@link Lease#whenEnded()},
+     * then the listeners' event, after the lease's earlier ones. The announcement runs on the caller's thread if the
+     * caller ended the lease, else (a timer or worker ended it) on the event thread, where users' code may run; by then
+     * the work has been told to stop, so nothing a user wrote can delay the stop.
      */
     private boolean end(Lease lease, LeaseEnd reason, boolean byCaller) {
         LeaseState state = lease.state();
-        synchronized (state) {
-            if (!state.finish(reason)) {
-                return false;
-            }
-            if (reason == LeaseEnd.LOST || reason == LeaseEnd.EXPIRED) {
-                listeners.onLost(lease, reason);
-            } else {
-                listeners.onReleased(lease);
-            }
+        List<WorkStop> stops = state.finish(reason);
+        if (stops == null) {
+            return false;
         }
+        WorkStop.stopAll(stops);
         timer.remove(lease);
         fences.leave(lease.name());
-        runEndHook(lease); // a leader's work is interrupted from here, never behind a listener on the event thread
         if (byCaller && !Scheduler.onTimerOrWorker()) {
             state.announceEnd();
         } else {
             listeners.dispatch(state::announceEnd);
+        }
+        if (reason == LeaseEnd.LOST || reason == LeaseEnd.EXPIRED) {
+            listeners.onLost(lease, reason);
+        } else {
+            listeners.onReleased(lease);
         }
         return true;
     }

@@ -28,6 +28,8 @@ final class LeaseState {
     private boolean announced; // guarded by this: the end was announced
     /** Record versions that renewals sent without an answer, with their send times; guarded by this. */
     private @Nullable Map<String, Long> unanswered; // null while every renewal was answered
+    /** The work under this lease, stopped by its end ({@link WorkStop}); guarded by this, null while there is none. */
+    private @Nullable List<WorkStop> stops;
 
     // guarded by the table's LeaseTimer (its monitor), read and written by it alone: this lease's place in its
     // queue,
@@ -139,16 +141,37 @@ final class LeaseState {
     }
 
     /**
-     * Ends the lease once; returns false if it had ended already. {@link #whenEnded()} completes only with {@link
-     * #announceEnd()}, on the thread the keeper chooses. The keeper takes it off the timer.
+     * Registers work to stop when the lease ends; returns false, registering nothing, if it has ended already (the
+     * caller then stops the work at once). Stops closed since they were registered are dropped here, so a term that
+     * runs a call every second for days keeps only the calls in flight.
      */
-    synchronized boolean finish(LeaseEnd reason) {
+    synchronized boolean register(WorkStop stop) {
         if (end != null) {
             return false;
         }
+        if (stops == null) {
+            stops = new ArrayList<>(2);
+        } else {
+            stops.removeIf(WorkStop::isDone);
+        }
+        stops.add(stop);
+        return true;
+    }
+
+    /**
+     * Ends the lease once; returns null if it had ended already, else the work to stop now, which the keeper stops
+     * before anything else hears of the end. {@link #whenEnded()} completes only with {@link #announceEnd()}, on the
+     * thread the keeper chooses. The keeper takes it off the timer.
+     */
+    synchronized @Nullable List<WorkStop> finish(LeaseEnd reason) {
+        if (end != null) {
+            return null;
+        }
         end = reason;
         unanswered = null;
-        return true;
+        List<WorkStop> toStop = stops == null ? List.of() : stops;
+        stops = null;
+        return toStop;
     }
 
     /** Completes {@link #whenEnded()} once the lease has ended, outside this monitor (the future runs callbacks). */

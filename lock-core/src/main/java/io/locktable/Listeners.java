@@ -5,6 +5,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +20,8 @@ final class Listeners implements LockTableListener {
 
     private final Supplier<? extends Iterable<? extends LockTableListener>> listeners;
     private final Executor events;
+    /** The table whose event the current thread runs, if any. */
+    private static final ThreadLocal<@Nullable Listeners> DISPATCHING = new ThreadLocal<>();
 
     /**
      * @param events runs the calls one at a time in the order given: one thread of the table's, or the calling
@@ -32,13 +35,13 @@ final class Listeners implements LockTableListener {
     /** Runs an action on the event thread, after the events announced before it. */
     void dispatch(Runnable action) {
         try {
-            events.execute(() -> {
+            events.execute(marked(() -> {
                 try {
                     action.run();
                 } catch (Throwable e) { // a listener's AssertionError must not end the event thread's work
                     log.warn("A callback of a lease threw; ignored", e);
                 }
-            });
+            }));
         } catch (RejectedExecutionException e) {
             // the table is closed: its events end with the releases of close()
         }
@@ -50,10 +53,29 @@ final class Listeners implements LockTableListener {
      */
     void dispatchOrRun(Runnable action) {
         try {
-            events.execute(action);
+            events.execute(marked(action));
         } catch (RejectedExecutionException e) {
             action.run();
         }
+    }
+
+    /**
+     * Whether the calling thread runs one of this table's events now (a listener, a term listener, a {@code
+     * whenEnded} dependent): what it would wait for on the event thread cannot come before it returns.
+     */
+    boolean onEventThread() {
+        return DISPATCHING.get() == this;
+    }
+
+    private Runnable marked(Runnable action) {
+        return () -> {
+            DISPATCHING.set(this);
+            try {
+                action.run();
+            } finally {
+                DISPATCHING.remove();
+            }
+        };
     }
 
     private void each(Consumer<LockTableListener> call) {

@@ -654,11 +654,14 @@ public final class LockTable implements AutoCloseable {
     }
     /**
      * Runs {@code work} once under its lock if no other process holds it (the per-run lock of a job every instance
-     * schedules): it takes the lock with {@link #tryAcquire}; if busy, the work does not run and this returns empty.
-     * The work runs on the calling thread with the lease as {@link Lease#current()}, renewed while it runs, and is not
-     * interrupted if the lease is lost (fence its writes). The lease is released when the work ends, but not before
-     * {@code minHold} has passed since the acquire: a job scheduled every period P with a {@code minHold} a little below
-     * P runs once per period in the cluster.
+     * schedules): it takes the lock with {@link #tryAcquire}; if busy, or if the lease ended before the acquire was
+     * answered (an answer later than a whole lease), the work does not run and this returns empty. The work runs on the
+     * calling thread with the lease as {@link Lease#current()}, renewed while it runs. If the lease ends while the work
+     * runs (lost, run out, or the table closed), the thread is interrupted at once, from the path that ended it ({@link
+     * Lease#interruptOnEnd()}), and this throws {@link LeaseLostException} whatever the work returned or threw, the
+     * work's exception as its cause: what the work did after the end was done without the lock, so fence its writes.
+     * The lease is released when the work ends, but not before {@code minHold} has passed since the acquire: a job
+     * scheduled every period P with a {@code minHold} a little below P runs once per period in the cluster.
      *
      * <pre>{@code
      * Optional<Report> report = locks.runLocked("daily-report", Duration.ofMinutes(2), Duration.ofHours(23),
@@ -672,6 +675,7 @@ public final class LockTable implements AutoCloseable {
      * @param <T> what the work returns
      * @return what the work returned, or empty if another holder had the lock (or the work returned null)
      * @throws Exception what the work threw
+     * @throws LeaseLostException if the lease ended while the work ran; the interrupt it caused is cleared
      * @throws IllegalArgumentException if the name is null or empty, the lease is out of range or {@code minHold}
      *     negative
      * @throws NullPointerException if {@code minHold} or the work is null
@@ -692,10 +696,37 @@ public final class LockTable implements AutoCloseable {
         Lease lease = acquired.get();
         long acquiredAt = clock.nanoTime();
         try {
-            return Optional.ofNullable(lease.callAsCurrent(work));
+            if (!lease.isHeld()) {
+                return Optional.empty(); // answered after a whole lease: another process may hold it already
+            }
+            T result;
+            try (Lease.Registration stop = lease.interruptOnEnd()) {
+                result = lease.callAsCurrent(work);
+            } catch (Exception | Error e) {
+                LeaseLostException lost = endedWhileRunning(lease, e);
+                if (lost != null) {
+                    throw lost;
+                }
+                throw e;
+            }
+            LeaseLostException lost = endedWhileRunning(lease, null);
+            if (lost != null) {
+                throw lost;
+            }
+            return Optional.ofNullable(result);
         } finally {
             lease.releaseAfter(minHold.minusNanos(clock.nanoTime() - acquiredAt));
         }
+    }
+
+    /** The loss to throw for a lease that ended while runLocked's work ran (not released by the work), or null. */
+    private static @Nullable LeaseLostException endedWhileRunning(Lease lease, @Nullable Throwable thrown) {
+        LeaseEnd end = lease.end().orElse(lease.isHeld() ? null : LeaseEnd.EXPIRED);
+        if (end == null || end == LeaseEnd.RELEASED) {
+            return null;
+        }
+        return new LeaseLostException(
+                lease.name(), lease.fencingToken(), "it ended (" + end + ") while runLocked's work ran", thrown);
     }
 
     /**
