@@ -2,14 +2,11 @@ package io.locktable.spring;
 
 import io.locktable.Lease;
 import java.lang.reflect.Method;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInvocation;
@@ -52,8 +49,6 @@ final class DeferredCalls {
 
     private final Supplier<@Nullable LeaderRunner> runner;
     private final Supplier<@Nullable LockedRuns> runs;
-    /** The calls in flight under each term, told when it ends: one hook per term, which may last for days of calls. */
-    private final Map<Lease, Set<Term>> termCalls = new ConcurrentHashMap<>();
 
     DeferredCalls(Supplier<@Nullable LeaderRunner> runner, Supplier<@Nullable LockedRuns> runs) {
         this.runner = runner;
@@ -197,31 +192,19 @@ final class DeferredCalls {
         });
     }
 
-    /** A {@code @LeaderOnly} call in its gate for as long as its work runs, under the term's lease. */
-    private final class Term extends Held {
+    /**
+     * A {@code @LeaderOnly} call in its gate for as long as its work runs, under the term's lease, whose end stops
+     * the work from the path that ends it.
+     */
+    private static final class Term extends Held {
         private final LeadershipGate gate;
         private final Lease lease;
+        private final Lease.Registration stop;
 
         Term(LeadershipGate gate, Lease lease) {
             this.gate = gate;
             this.lease = lease;
-            Set<Term> fresh = ConcurrentHashMap.newKeySet();
-            Set<Term> calls = termCalls.putIfAbsent(lease, fresh);
-            if (calls == null) {
-                calls = fresh;
-                lease.whenEnded()
-                        .thenRun(
-                                () -> { // outside the map's update: it may run at once
-                                    Set<Term> ended = termCalls.remove(lease);
-                                    if (ended != null) {
-                                        ended.forEach(term -> term.loss.complete(null));
-                                    }
-                                });
-            }
-            calls.add(this);
-            if (lease.end().isPresent()) {
-                loss.complete(null); // ended meanwhile, perhaps after its hook ran
-            }
+            this.stop = lease.stopOnEnd(() -> loss.complete(null)); // at once if the term ended meanwhile
         }
 
         @Override
@@ -231,10 +214,7 @@ final class DeferredCalls {
 
         @Override
         void end(@Nullable Throwable failure) {
-            Set<Term> calls = termCalls.get(lease);
-            if (calls != null) {
-                calls.remove(this); // so the term does not keep every call it ran
-            }
+            stop.close();
             gate.leave();
         }
     }

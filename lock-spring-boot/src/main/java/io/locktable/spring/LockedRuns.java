@@ -154,34 +154,45 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         names.computeIfAbsent(name, n -> new PerName());
     }
 
-    /** Runs one call under the lock of the given name; returns what the body returned, or what a skip returns. */
+    /**
+     * Runs one call under the lock of the given name, as {@link LockTable#runLocked} does but interrupting the body on
+     * a loss only when {@link LockedRun#interruptOnLoss()} says so; returns what the body returned, or what a skip
+     * returns.
+     */
     @Nullable
     Object call(AnnotatedMethods.Declared target, String name, Method method, Callable<Object> body) throws Exception {
         Run run = new Run(target, name, method, Thread.currentThread());
         if (!accepting) {
             return run.skip(LockedRunEvent.SkipReason.STOPPED);
         }
+        Optional<Lease> acquired;
+        try {
+            acquired = locks.tryAcquire(name, target.leaseDuration());
+        } catch (RuntimeException e) {
+            return run.failed(e); // the acquire failed
+        } catch (Error e) {
+            run.observed.ended(LockedRunObserver.Outcome.FAILED, e);
+            run.close();
+            throw e;
+        }
+        if (acquired.isEmpty()) {
+            run.answered();
+            return run.skip(LockedRunEvent.SkipReason.BUSY);
+        }
+        Lease lease = acquired.get();
+        long acquiredAt = System.nanoTime();
         Throwable failure = null;
         try {
-            if (locks.runLocked(name, target.leaseDuration(), target.minHold(), () -> run.call(body))
-                    .isEmpty()) {
-                run.answered();
-                return run.skip(LockedRunEvent.SkipReason.BUSY);
-            }
-            // runLocked bound a lease that ended before its acquire was answered: the body did not run
+            lease.callAsCurrent(() -> run.call(body));
+            // a lease that ended before its acquire was answered: the body did not run
             return run.lease == null ? run.skip(LockedRunEvent.SkipReason.ERROR) : run.result;
         } catch (Exception | Error e) {
-            if (run.lease == null && e instanceof RuntimeException acquire) {
-                return run.failed(acquire); // the acquire failed
-            }
             failure = e;
             throw e;
         } finally {
+            lease.releaseAfter(target.minHold().minusNanos(System.nanoTime() - acquiredAt));
             if (run.lease != null) {
-                run.ended(failure); // after runLocked released the lease, or left it to its minHold
-            } else if (failure != null) {
-                run.observed.ended(LockedRunObserver.Outcome.FAILED, failure); // an Error before the body
-                run.close();
+                run.ended(failure); // after the lease was released, or left to its minHold
             }
         }
     }
@@ -288,7 +299,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         volatile @Nullable Lease lease; // set when the body starts
         volatile boolean finished;
         volatile boolean lost;
-        private boolean interrupted; // guarded by this
+        private volatile Lease.@Nullable Registration stop; // how the lease's end stops the work, set by begin
         long startedNanos;
         Duration took = Duration.ZERO;
 
@@ -363,6 +374,16 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             startedNanos = System.nanoTime();
             lease = bound;
             events.publish(LockedRunEvent.started(LockedRuns.this, name, bound));
+            // the work is stopped by the path that ends the lease, before any listener or event; the event follows
+            if (thread == null) {
+                stop = bound.stopOnEnd(() -> {
+                    if (bound.end().orElse(LeaseEnd.EXPIRED) != LeaseEnd.RELEASED) {
+                        loss.complete(null); // cancels the work: its future, or its publisher
+                    }
+                });
+            } else if (target.interruptOnLoss()) {
+                stop = bound.interruptOnEnd(); // begin runs on the run's thread
+            }
             bound.whenEnded().thenAccept(this::leaseEnded);
             return true;
         }
@@ -375,31 +396,26 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             ended(failure);
         }
 
-        /** On the lock table's event thread; a release is the run's own, not a loss. */
+        /** On the lock table's event thread, after the work was stopped; a release is the run's own, not a loss. */
         private void leaseEnded(LeaseEnd end) {
-            if (end != LeaseEnd.RELEASED && lost(end, true)) {
-                loss.complete(null); // out of the monitor: it runs the work's cancellation
+            if (end != LeaseEnd.RELEASED) {
+                lost(end);
             }
         }
 
-        /** Tells a loss once while the body runs, and interrupts its thread when asked; false when told or ended. */
-        private synchronized boolean lost(LeaseEnd end, boolean interruptible) {
+        /** Tells a loss once while the body runs; false when told or ended. */
+        private synchronized boolean lost(LeaseEnd end) {
             if (lost || finished) {
                 return false;
             }
             lost = true;
-            boolean interrupt = interruptible && thread != null && target.interruptOnLoss();
             log.warn(
                     "@LockedRun '{}' ({}) lost its lease while running ({}){}",
                     name,
                     target.method(),
                     end,
-                    thread == null ? "; cancelling it" : interrupt ? "; interrupting it" : "");
+                    thread == null ? "; cancelled it" : target.interruptOnLoss() ? "; interrupted it" : "");
             events.publish(LockedRunEvent.lost(LockedRuns.this, name, lease(), end));
-            if (interrupt) {
-                interrupted = true;
-                Objects.requireNonNull(thread).interrupt();
-            }
             return true;
         }
 
@@ -408,12 +424,13 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             Lease held = lease();
             LeaseEnd end = held.end().orElse(LeaseEnd.EXPIRED);
             if (!held.isHeld() && end != LeaseEnd.RELEASED) {
-                lost(end, false);
+                lost(end);
             }
             finished = true;
             took = Duration.ofNanos(System.nanoTime() - startedNanos);
-            if (interrupted) {
-                Thread.interrupted(); // the interrupt was ours: it must not reach the caller's next task
+            Lease.Registration registered = stop;
+            if (registered != null) {
+                registered.close(); // on the run's thread, it clears an interrupt that was the lease's
             }
         }
 
