@@ -49,7 +49,9 @@ final class LeaseKeeper {
     /** Releases that callers' threads are sending: {@link #closeAll()} waits for them, as for its own. */
     private final Set<CountDownLatch> releasesInFlight = ConcurrentHashMap.newKeySet();
 
-    private boolean closed; // guarded by this
+    /** Set once by {@link #closeAll()}: a lease acquired after it is given back by its acquire. */
+    private volatile boolean closed;
+
     private volatile boolean multiRegionStrong;
 
     /** @param releasedHere told the name of each lock this table released, for a waiter of the same table */
@@ -125,22 +127,20 @@ final class LeaseKeeper {
      */
     boolean start(Lease lease, Runnable announce) {
         LeaseState state = lease.state();
-        boolean refused;
-        synchronized (state) { // an end (close() included) waits for the announcement, so it is announced after it
-            synchronized (this) {
-                refused = closed;
-                if (!refused) {
-                    timer.add(lease);
-                }
-            }
-            if (!refused) {
-                announce.run();
-            }
-        }
-        if (refused) {
+        if (closed) {
             state.finish(LeaseEnd.CLOSED);
             fences.leave(lease.name());
             state.announceEnd();
+            sendRelease(lease, Timing.releaseTimeout(lease.duration()));
+            return false;
+        }
+        synchronized (state) { // an end (close() included) waits for the announcement, so it is announced after it
+            timer.add(lease);
+            announce.run();
+        }
+        // closeAll() sets the flag, then lists the timer's leases; this added the lease, then reads the flag: one of
+        // the two sees the other, and whichever ends the lease first sends its release
+        if (closed && end(lease, LeaseEnd.CLOSED, true)) {
             sendRelease(lease, Timing.releaseTimeout(lease.duration()));
             return false;
         }
@@ -446,11 +446,8 @@ final class LeaseKeeper {
      * Timing#CLOSE}. Leases acquired after this are given back by their acquire.
      */
     void closeAll() {
-        List<Lease> leases;
-        synchronized (this) {
-            closed = true;
-            leases = timer.leases();
-        }
+        closed = true;
+        List<Lease> leases = timer.leases(); // after the flag: a lease started meanwhile is ended by its start
         List<Lease> toSend = new ArrayList<>(leases.size());
         for (Lease lease : leases) {
             boolean live = lease.isHeld();

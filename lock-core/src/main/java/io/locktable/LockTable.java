@@ -1,6 +1,5 @@
 package io.locktable;
 
-import io.locktable.LockStore.MemoryLockStore;
 import io.locktable.LockStore.StoredLock;
 import io.locktable.Scheduler.Workers;
 import java.time.Duration;

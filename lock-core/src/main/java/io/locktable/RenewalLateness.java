@@ -1,7 +1,9 @@
 package io.locktable;
 
 import java.time.Duration;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,11 +20,11 @@ final class RenewalLateness {
     private final String tableName;
     private final LockClock clock;
     private final LockTableListener listener;
-    private final ReentrantLock lock = new ReentrantLock();
-    private long lastLoggedNanos; // guarded by lock
-    private boolean logged; // guarded by lock
-    private int lateSinceLog; // guarded by lock
-    private long worstSinceLogNanos; // guarded by lock
+    /** When the last warning was logged; null before the first. The thread that moves it logs. */
+    private final AtomicReference<Long> lastLoggedNanos = new AtomicReference<>();
+
+    private final AtomicInteger lateSinceLog = new AtomicInteger();
+    private final AtomicLong worstSinceLogNanos = new AtomicLong();
 
     RenewalLateness(String tableName, LockClock clock, LockTableListener listener) {
         this.tableName = tableName;
@@ -36,25 +38,16 @@ final class RenewalLateness {
             return;
         }
         listener.onRenewalLate(lease, Duration.ofNanos(latenessNanos));
-        int count;
-        long worst;
-        lock.lock();
-        try {
-            lateSinceLog++;
-            worstSinceLogNanos = Math.max(worstSinceLogNanos, latenessNanos);
-            long now = clock.nanoTime();
-            if (logged && now - lastLoggedNanos < LOG_EVERY_NANOS) {
-                return;
-            }
-            logged = true;
-            lastLoggedNanos = now;
-            count = lateSinceLog;
-            worst = worstSinceLogNanos;
-            lateSinceLog = 0;
-            worstSinceLogNanos = 0;
-        } finally {
-            lock.unlock();
+        lateSinceLog.incrementAndGet();
+        worstSinceLogNanos.accumulateAndGet(latenessNanos, Math::max);
+        long now = clock.nanoTime();
+        Long last = lastLoggedNanos.get();
+        if ((last != null && now - last < LOG_EVERY_NANOS) || !lastLoggedNanos.compareAndSet(last, now)) {
+            return; // logged within the minute, or another renewal logs now
         }
+        // counted, not locked: a late renewal counted between these two reads shows in the next warning instead
+        int count = lateSinceLog.getAndSet(0);
+        long worst = worstSinceLogNanos.getAndSet(0);
         log.warn(
                 "Lock table '{}': {} renewals started late, the latest by {} ms (lock '{}', renewed every {} ms):"
                         + " the engine answers slower than renewals fall due; leases are lost if this grows to a"

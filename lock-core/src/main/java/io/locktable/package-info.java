@@ -36,7 +36,7 @@
  *   <li>{@code Scheduler}: every thread, and the timer of the held leases ({@code Scheduler.LeaseTimer}). {@code
  *       Listeners}: events to users, off those threads.
  *   <li>{@code LockStore}: the seam, its records and its one rule for failed requests, and {@code
- *       LockStore.MemoryLockStore} for {@link
+ *       MemoryLockStore} for {@link
  *       io.locktable.LockTable#inMemory}, which users' tests drive in virtual time with {@link
  *       io.locktable.ManualLockClock}; {@code DynamoDbLockStore}: the items and the table over DynamoDB, through
  *       either SDK client ({@code DynamoDbLockStore.Requests}).

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.locktable.LockStore.MemoryLockStore;
 import io.locktable.ScriptedLockStore.Meanwhile;
 import io.locktable.ScriptedLockStore.MeanwhileThenAnswerLost;
 import io.locktable.ScriptedLockStore.Op;

@@ -49,7 +49,7 @@ final class LosingStore implements LockStore {
     private void slowIf(String name) {
         if (name.startsWith(slowPrefix)) {
             try {
-                slowUntil.await(30, TimeUnit.SECONDS);
+                slowUntil.await(5, TimeUnit.MINUTES);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -38,7 +38,7 @@ final class MemoryTables implements AutoCloseable {
 
     /** The stored item of a lock, as a test would read it from the engine; null when there is none. */
     LockStore.@Nullable StoredLock item(String name) {
-        return LockStore.MemoryLockStore.Items.named(tableName).get(name);
+        return MemoryLockStore.Items.named(tableName).get(name);
     }
 
     /** The owner in the stored item of a lock; null when there is no item or it has no owner. */
@@ -50,7 +50,7 @@ final class MemoryTables implements AutoCloseable {
 
     /** Deletes a lock item behind its holder's back, as an operator, a restore or a time to live would. */
     void deleteItem(String name) {
-        LockStore.MemoryLockStore.Items.named(tableName).delete(name);
+        MemoryLockStore.Items.named(tableName).delete(name);
     }
 
     @Override

@@ -3,7 +3,6 @@ package io.locktable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.locktable.LockStore.MemoryLockStore;
 import io.locktable.LockStore.StoredLock;
 import io.locktable.ScriptedLockStore.AnswerLost;
 import io.locktable.ScriptedLockStore.Late;

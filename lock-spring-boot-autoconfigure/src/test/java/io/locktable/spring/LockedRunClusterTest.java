@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.locktable.Lease;
 import io.locktable.LeaseEnd;
+import io.locktable.LockTableListener;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
 import java.time.Duration;
@@ -209,6 +210,62 @@ class LockedRunClusterTest {
         assertThat(log.types()).containsSubsequence("started", "lost", "ended");
         assertThat(log.lost.get(0).leaseEnd().orElseThrow()).isIn(LeaseEnd.EXPIRED, LeaseEnd.LOST);
         assertThat(log.ended.get(0).outcome()).contains(LockedRunEvent.Outcome.LOST);
+    }
+
+    @Test
+    void aListenerBlockedOnTheEventThreadDoesNotHoldUpTheInterruptOfARunThatLostItsLease() throws Exception {
+        String lock = "blocked-listener";
+        ClusterMember member = ClusterMember.start(
+                table,
+                "blocked-listener-a",
+                leaderRuns,
+                lock + "-leader",
+                List.of(BlockingJob.class, RunLog.class, SlowListener.class),
+                "job.name=" + lock);
+        members.add(member);
+        SlowListener listener = member.bean(SlowListener.class);
+        CountDownLatch entered = new CountDownLatch(1);
+        CompletableFuture<BlockingJob.Seen> running = CompletableFuture.supplyAsync(
+                () -> member.bean(BlockingJob.class).block(entered), threads);
+        assertThat(entered.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+
+        member.failUpdates(true); // the renewals fail: the listener blocks in onRenewalFailed, the lease runs out
+        BlockingJob.Seen seen;
+        try {
+            seen = running.get(BlockingJob.LEASE.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS);
+        } finally {
+            listener.release.countDown();
+        }
+
+        assertThat(listener.blockedAt)
+                .as("the listener was blocked on the event thread")
+                .isPositive();
+        assertThat(listener.returnedAt)
+                .as("the run was interrupted while the listener still blocked")
+                .isZero();
+        assertThat(seen.interrupted()).as("interruptOnLoss").isTrue();
+        assertThat(seen.heldAfterLoss()).isFalse();
+    }
+
+    /** A listener bean that blocks the table's event thread in its first renewal failure, for up to 10 s. */
+    public static class SlowListener implements LockTableListener {
+        final CountDownLatch release = new CountDownLatch(1);
+        volatile long blockedAt;
+        volatile long returnedAt;
+
+        @Override
+        public void onRenewalFailed(Lease lease, Exception error) {
+            if (blockedAt != 0) {
+                return;
+            }
+            blockedAt = System.nanoTime();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            returnedAt = System.nanoTime();
+        }
     }
 
     /** What a member's runs did and which run events it received. */
