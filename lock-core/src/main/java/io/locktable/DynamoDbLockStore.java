@@ -585,7 +585,7 @@ final class DynamoDbLockStore implements LockStore {
             throw new LockItemConflictException(
                     name, tableName, "it has an owner but lacks one of rvn, fence and leaseMs");
         }
-        if (owner != null && !LockTable.isLeaseDuration(Duration.ofMillis(leaseMs))) {
+        if (owner != null && !Timing.isLease(Duration.ofMillis(leaseMs))) {
             // zero would mean an instant takeover, a huge value an overflow: neither is a lease LockTable writes
             throw new LockItemConflictException(
                     name,

@@ -27,7 +27,7 @@ final class LeaderRun {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
-    private final LockTable table;
+    private final ElectionContext table;
     private final String name;
     private final Duration leaseDuration;
     private final @Nullable LeaderWork blocking;
@@ -48,7 +48,7 @@ final class LeaderRun {
 
     /** One of {@code blocking} and {@code async} is given. */
     LeaderRun(
-            LockTable table,
+            ElectionContext table,
             String name,
             Duration leaseDuration,
             @Nullable LeaderWork blocking,
@@ -198,9 +198,11 @@ final class LeaderRun {
     /** One term: the work's call, and its thread or stage. */
     private final class Term {
         private final Lease lease;
-        private @Nullable CompletableFuture<?> stage; // guarded by this
-        private @Nullable Thread thread; // guarded by this
-        private boolean stopping; // guarded by this: the lease ended or the caller ended the run
+        // no lock: call() writes the stage and thread, then reads stopping; stopWork() writes stopping, then reads
+        // them; with volatiles one of the two sees the other, and a second interrupt or cancel is harmless
+        private volatile @Nullable CompletableFuture<?> stage;
+        private volatile @Nullable Thread thread;
+        private volatile boolean stopping; // the caller ended the run
 
         Term(Lease lease) {
             this.lease = lease;
@@ -250,13 +252,9 @@ final class LeaderRun {
                 Lease.Registration stop = lease.stopOnEnd(() -> work.cancel(true));
                 work.whenComplete((value, error) -> stop.close());
             }
-            boolean stop;
-            synchronized (this) {
-                stage = future;
-                thread = started;
-                stop = stopping;
-            }
-            if (stop) {
+            thread = started;
+            stage = future;
+            if (stopping) {
                 stopWork();
             }
             return future.<@Nullable Void>handle((value, error) -> {
@@ -286,13 +284,9 @@ final class LeaderRun {
          * the election releases the lease. (The lease's own end stops the work through its registration.)
          */
         void stopWork() {
-            CompletableFuture<?> future;
-            Thread worker;
-            synchronized (this) {
-                stopping = true;
-                future = stage;
-                worker = thread;
-            }
+            stopping = true;
+            CompletableFuture<?> future = stage;
+            Thread worker = thread;
             if (future == null || future.isDone()) {
                 return;
             }

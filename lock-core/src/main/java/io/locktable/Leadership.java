@@ -40,7 +40,7 @@ public final class Leadership implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
-    private final LockTable table;
+    private final ElectionContext table;
     private final String name;
     private final Duration leaseDuration;
     private final LockClock clock;
@@ -78,7 +78,7 @@ public final class Leadership implements AutoCloseable {
     }
 
     Leadership(
-            LockTable table,
+            ElectionContext table,
             String name,
             Duration leaseDuration,
             LeaderTermListener termListener,

@@ -238,7 +238,7 @@ public final class Lease implements AutoCloseable {
      * @return the registration, to close when the work under this lease is done
      */
     public Registration interruptOnEnd() {
-        return keeper.register(this, WorkStop.interrupt(name, Thread.currentThread()));
+        return keeper.register(this, WorkStop.interrupt(name, Thread.currentThread()))::close;
     }
 
     /**
@@ -260,7 +260,7 @@ public final class Lease implements AutoCloseable {
      */
     public Registration stopOnEnd(Runnable stop) {
         Objects.requireNonNull(stop, "stop");
-        return keeper.register(this, WorkStop.action(name, stop));
+        return keeper.register(this, WorkStop.action(name, stop))::close;
     }
 
     /**

@@ -135,8 +135,11 @@ final class LeaseKeeper {
             return false;
         }
         synchronized (state) { // an end (close() included) waits for the announcement, so it is announced after it
-            timer.add(lease);
             announce.run();
+        }
+        timer.add(lease); // outside the lease's monitor: no lock is taken inside another
+        if (!lease.isLive()) {
+            timer.remove(lease); // released or closed between its announcement and here: its end missed the timer
         }
         // closeAll() sets the flag, then lists the timer's leases; this added the lease, then reads the flag: one of
         // the two sees the other, and whichever ends the lease first sends its release

@@ -97,6 +97,7 @@ public final class LockTable implements AutoCloseable {
     private final LeaseKeeper keeper;
     private final FenceHighWater fences;
     private final Acquirer acquirer;
+    private final ElectionContext elections;
     private final LockStore store;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Hears from the keeper each lock this table released, for a waiting acquire (the keeper comes first). */
@@ -154,6 +155,7 @@ public final class LockTable implements AutoCloseable {
                 closed::get,
                 // a method reference, so that PropagatedContext (and context-propagation) loads only when asked for
                 builder.propagateContext ? PropagatedContext::capture : CallerContext.Capture.NONE);
+        this.elections = new ElectionContext(tableName, acquirer, workers, completions, closed::get);
     }
 
     /**
@@ -448,19 +450,9 @@ public final class LockTable implements AutoCloseable {
                 Timing.saturatedNanos(maxWait));
     }
 
-    /** The table's acquires, for the attempts of a {@link Leadership}. */
-    Acquirer acquirer() {
-        return acquirer;
-    }
-
     /** Where the futures of the non-blocking calls complete and {@link #runAsLeaderAsync}'s work is called. */
     Executor completions() {
         return completions;
-    }
-
-    /** The table's workers, for tasks that send requests. */
-    Workers workers() {
-        return workers;
     }
 
     /**
@@ -542,7 +534,14 @@ public final class LockTable implements AutoCloseable {
             String name, Duration leaseDuration, LeaderTermListener listener, @Nullable Duration retryAfterError) {
         return start(
                 new Leadership(
-                        this, name, leaseDuration, listener, Leadership.Terms.NONE, listeners, clock, retryAfterError),
+                        elections,
+                        name,
+                        leaseDuration,
+                        listener,
+                        Leadership.Terms.NONE,
+                        listeners,
+                        clock,
+                        retryAfterError),
                 null);
     }
 
@@ -561,7 +560,7 @@ public final class LockTable implements AutoCloseable {
     }
 
     private void elect(String name, Duration leaseDuration, LeaderRun run) {
-        start(new Leadership(this, name, leaseDuration, lease -> {}, run.terms(), listeners, clock, null), run);
+        start(new Leadership(elections, name, leaseDuration, lease -> {}, run.terms(), listeners, clock, null), run);
     }
 
     /**
@@ -606,7 +605,7 @@ public final class LockTable implements AutoCloseable {
      */
     public void runAsLeader(String name, Duration leaseDuration, LeaderWork work) throws Exception {
         checkArguments(name, leaseDuration);
-        LeaderRun run = new LeaderRun(this, name, leaseDuration, Objects.requireNonNull(work, "work"), null);
+        LeaderRun run = new LeaderRun(elections, name, leaseDuration, Objects.requireNonNull(work, "work"), null);
         elect(name, leaseDuration, run);
         run.await();
     }
@@ -646,7 +645,7 @@ public final class LockTable implements AutoCloseable {
     public CompletableFuture<Void> runAsLeaderAsync(
             String name, Duration leaseDuration, Function<Lease, ? extends CompletionStage<?>> work) {
         checkArguments(name, leaseDuration);
-        LeaderRun run = new LeaderRun(this, name, leaseDuration, null, Objects.requireNonNull(work, "work"));
+        LeaderRun run = new LeaderRun(elections, name, leaseDuration, null, Objects.requireNonNull(work, "work"));
         CompletableFuture<Void> result = run.result();
         elect(name, leaseDuration, run);
         return result;

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * close that race agree on one outcome; an interrupt is delivered under {@code STOPPING}, which {@link #close()} waits
  * out (a few instructions), so that a close on the registered thread can take back an interrupt that was this lease's.
  */
-final class WorkStop implements Lease.Registration {
+final class WorkStop {
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
@@ -122,8 +122,8 @@ final class WorkStop implements Lease.Registration {
         return state.get() != ACTIVE;
     }
 
-    @Override
-    public void close() {
+    /** See {@link Lease.Registration#close()}. */
+    void close() {
         if (state.compareAndSet(ACTIVE, CLOSED)) {
             return;
         }

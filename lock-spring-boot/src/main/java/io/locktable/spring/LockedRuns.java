@@ -32,10 +32,11 @@ import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Runs each call of a {@link LockedRun} method under a lock of its own, through {@link LockTable#runLocked} (or,
- * for work that ends after the call returned, {@code tryAcquireAsync}: see {@link DeferredCalls}), and keeps what the
- * endpoint, the meters and the {@link LockedRunEvent}s tell about the runs. A lost lease interrupts the run's thread
- * when {@link LockedRun#interruptOnLoss()} says so, or cancels deferred work. A {@link SmartLifecycle} stopping after
+ * Runs each call of a {@link LockedRun} method under a lock of its own, as {@link LockTable#runLocked} does (or,
+ * for work that ends after the call returned, with {@code tryAcquireAsync}: see {@link DeferredCalls}), and keeps what
+ * the endpoint, the meters and the {@link LockedRunEvent}s tell about the runs. A lost lease interrupts the run's
+ * thread when {@link LockedRun#interruptOnLoss()} says so, or cancels deferred work, through the lease's own
+ * registration ({@link Lease#interruptOnEnd()}, {@link Lease#stopOnEnd(Runnable)}): before any listener or event. A {@link SmartLifecycle} stopping after
  * the task schedulers: a stop starts no new run and waits for the calls in flight, at most the shutdown timeout.
  *
  * <pre>{@code
