@@ -90,11 +90,6 @@ final class LeaseKeeper {
         return clock.nanoTime();
     }
 
-    /** The owner id of the table, which begins the owner of each of its acquisitions. */
-    String owner() {
-        return owner;
-    }
-
     /** A number no other acquisition of this table has: with the table's owner, the acquisition's identity. */
     long nextAcquisition() {
         return acquisitions.incrementAndGet();
@@ -294,10 +289,11 @@ final class LeaseKeeper {
 
     /**
      * Ends a lease once, the one path every end takes: it stops the work under the lease first ({@link WorkStop}:
-     * interrupts and cancels, directly), then takes it off the timer, then announces it: {@link Lease#whenEnded()},
-     * then the listeners' event, after the lease's earlier ones. The announcement runs on the caller's thread if the
-     * caller ended the lease, else (a timer or worker ended it) on the event thread, where users' code may run; by then
-     * the work has been told to stop, so nothing a user wrote can delay the stop.
+     * interrupts and stop actions, directly), then takes it off the timer, then announces it: {@link
+     * Lease#whenEnded()}, then the listeners' event, after the lease's earlier ones, then the library's hooks (an
+     * election's bookkeeping, whose term listener hears the end after the table's listeners). The announcement runs on
+     * the caller's thread if the caller ended the lease, else (a timer or worker ended it) on the event thread, where
+     * users' code may run; by then the work has been told to stop, so nothing a user wrote can delay the stop.
      */
     private boolean end(Lease lease, LeaseEnd reason, boolean byCaller) {
         LeaseState state = lease.state();
@@ -305,7 +301,7 @@ final class LeaseKeeper {
         if (stops == null) {
             return false;
         }
-        WorkStop.stopAll(stops);
+        WorkStop.stopWork(stops);
         timer.remove(lease);
         fences.leave(lease.name());
         if (byCaller && !Scheduler.onTimerOrWorker()) {
@@ -318,6 +314,7 @@ final class LeaseKeeper {
         } else {
             listeners.onReleased(lease);
         }
+        WorkStop.runHooks(stops);
         return true;
     }
 

@@ -195,8 +195,9 @@ public final class LockTable implements AutoCloseable {
     /**
      * Starts a lock table whose locks live in this JVM's memory, for tests of code that takes locks: the same protocol
      * (renewals, takeover after a lease, rising fencing tokens, {@link Lease#current()}), and no request. In-memory tables
-     * of one name share their locks, as processes share a DynamoDB table; the locks stay until the JVM exits, so give each
-     * test a name of its own. {@link Lease#transactWrite} checks the lease and drops the other items. With a {@link
+     * of one name share their locks, as processes share a DynamoDB table; the locks stay while a lock table of that name
+     * is reachable (then they are forgotten, so a test suite's tables leave nothing behind), and give each test a name of
+     * its own. {@link Lease#transactWrite} checks the lease and drops the other items. With a {@link
      * ManualLockClock} per simulated process ({@link Builder#clock}) time is virtual.
      *
      * <pre>{@code

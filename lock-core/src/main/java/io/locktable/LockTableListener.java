@@ -47,19 +47,15 @@ public interface LockTableListener {
      * exactly one for the calls (unless the table closes), none for a leadership stopped while it contends. Calls of
      * one name may overlap and finish in any order: the id tells them apart. With {@link
      * LockTable.Builder#propagateContextToListeners} the context of the call's caller is current here and in the
-     * finish (a leadership has none). The table calls this method; the default calls {@link
-     * #onAcquireStarted(String)}.
+     * finish (a leadership has none).
      *
      * @param name the lock
      * @param acquireId identifies this acquire: its finish carries the same id, no other acquire in this JVM has it
      */
-    default void onAcquireStarted(String name, long acquireId) {
-        onAcquireStarted(name);
-    }
+    default void onAcquireStarted(String name, long acquireId) {}
 
     /**
-     * An acquire finished. The table calls this method; the default calls {@link #onAcquireFinished(String,
-     * AcquireOutcome, Duration, boolean)}.
+     * An acquire finished.
      *
      * @param name the lock
      * @param acquireId the id its {@link #onAcquireStarted(String, long) start} carried
@@ -69,38 +65,7 @@ public interface LockTableListener {
      *     DynamoDB)
      */
     default void onAcquireFinished(
-            String name, long acquireId, AcquireOutcome outcome, Duration elapsed, boolean waited) {
-        onAcquireFinished(name, outcome, elapsed, waited);
-    }
-
-    /**
-     * {@link #onAcquireStarted(String, long)} without the id, for a listener that need not match starts to finishes.
-     *
-     * @param name the lock
-     */
-    default void onAcquireStarted(String name) {}
-
-    /**
-     * {@link #onAcquireFinished(String, long, AcquireOutcome, Duration, boolean)} without the id; the default calls
-     * {@link #onAcquireFinished(String, AcquireOutcome, Duration)}.
-     *
-     * @param name the lock
-     * @param outcome how it ended
-     * @param elapsed how long the call took, on the monotonic clock
-     * @param waited true if it found the lock held and waited for a later attempt
-     */
-    default void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
-        onAcquireFinished(name, outcome, elapsed);
-    }
-
-    /**
-     * {@link #onAcquireFinished(String, long, AcquireOutcome, Duration, boolean)} without the id and {@code waited}.
-     *
-     * @param name the lock
-     * @param outcome how it ended
-     * @param elapsed how long the call took, on the monotonic clock
-     */
-    default void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {}
+            String name, long acquireId, AcquireOutcome outcome, Duration elapsed, boolean waited) {}
 
     /** @param lease a lease that was renewed */
     default void onRenewed(Lease lease) {}

@@ -1,5 +1,6 @@
 package io.locktable;
 
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -19,13 +20,31 @@ final class MemoryLockStore implements LockStore {
 
     /** The items of one in-memory table, shared by every lock table of that name in the JVM. */
     static final class Items {
-        private static final Map<String, Items> TABLES = new ConcurrentHashMap<>();
+        /**
+         * The in-memory tables by name, held weakly: a table's items live while a lock table of that name does (each
+         * keeps its store, which keeps them), not until the JVM exits.
+         */
+        private static final Map<String, WeakReference<Items>> TABLES = new ConcurrentHashMap<>();
 
         private final Map<String, StoredLock> byName = new ConcurrentHashMap<>();
 
-        /** The items of the in-memory table of that name, made on first use; they live as long as the JVM. */
+        /** The items of the in-memory table of that name, made on first use; forgotten once no lock table uses them. */
         static Items named(String tableName) {
-            return TABLES.computeIfAbsent(tableName, key -> new Items());
+            while (true) {
+                WeakReference<Items> known = TABLES.get(tableName);
+                Items items = known == null ? null : known.get();
+                if (items != null) {
+                    return items;
+                }
+                Items made = new Items();
+                boolean added = known == null
+                        ? TABLES.putIfAbsent(tableName, new WeakReference<>(made)) == null
+                        : TABLES.replace(tableName, known, new WeakReference<>(made));
+                if (added) {
+                    TABLES.values().removeIf(reference -> reference.get() == null); // those no lock table uses
+                    return made;
+                }
+            }
         }
 
         @Nullable

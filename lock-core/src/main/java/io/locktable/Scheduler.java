@@ -462,10 +462,6 @@ final class Scheduler implements LockClock, AutoCloseable {
             return new ArrayList<>(Arrays.asList(queue).subList(0, size));
         }
 
-        synchronized int size() {
-            return size;
-        }
-
         private static long watch(Lease lease) {
             return lease.state().endNanos() - expiryGuardNanos(lease);
         }

@@ -67,11 +67,21 @@ final class WorkStop {
 
     /** Stops each of {@code stops} once: the work (threads and actions) first, then the library's hooks. */
     static void stopAll(List<WorkStop> stops) {
+        stopWork(stops);
+        runHooks(stops);
+    }
+
+    /** Stops the work among {@code stops}: interrupts the threads, runs the users' stop actions. */
+    static void stopWork(List<WorkStop> stops) {
         for (WorkStop stop : stops) {
             if (stop.kind != Kind.HOOK) {
                 stop.stop();
             }
         }
+    }
+
+    /** Runs the library's hooks among {@code stops}, once the work was stopped. */
+    static void runHooks(List<WorkStop> stops) {
         for (WorkStop stop : stops) {
             if (stop.kind == Kind.HOOK) {
                 stop.stop();

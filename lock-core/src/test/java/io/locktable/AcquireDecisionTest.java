@@ -112,12 +112,13 @@ class AcquireDecisionTest {
         }
 
         @Override
-        public void onAcquireStarted(String name) {
+        public void onAcquireStarted(String name, long acquireId) {
             add("started");
         }
 
         @Override
-        public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed) {
+        public void onAcquireFinished(
+                String name, long acquireId, AcquireOutcome outcome, Duration elapsed, boolean waited) {
             add("finished " + outcome);
         }
 

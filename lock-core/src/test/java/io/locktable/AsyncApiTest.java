@@ -93,7 +93,8 @@ class AsyncApiTest {
         List<AcquireOutcome> outcomes = new CopyOnWriteArrayList<>();
         LockTable table = table(waiterStore, new LockTableListener() {
             @Override
-            public void onAcquireFinished(String lock, AcquireOutcome outcome, Duration elapsed, boolean waited) {
+            public void onAcquireFinished(
+                    String lock, long acquireId, AcquireOutcome outcome, Duration elapsed, boolean waited) {
                 outcomes.add(outcome);
             }
         });
@@ -155,12 +156,13 @@ class AsyncApiTest {
         List<String> heard = new CopyOnWriteArrayList<>();
         LockTable waiter = table(waiterStore, new LockTableListener() {
             @Override
-            public void onAcquireStarted(String lock) {
+            public void onAcquireStarted(String lock, long acquireId) {
                 heard.add("started");
             }
 
             @Override
-            public void onAcquireFinished(String lock, AcquireOutcome outcome, Duration elapsed, boolean waited) {
+            public void onAcquireFinished(
+                    String lock, long acquireId, AcquireOutcome outcome, Duration elapsed, boolean waited) {
                 heard.add(outcome + (waited ? " waited" : ""));
             }
         });

@@ -247,6 +247,55 @@ class LockedRunClusterTest {
         assertThat(seen.heldAfterLoss()).isFalse();
     }
 
+    @Test
+    void aLeaderOnlyCallThatAsksIsInterruptedWhenItsTermEndsWhileAListenerBlocks() throws Exception {
+        String lock = "interrupted-leader";
+        ClusterMember member = ClusterMember.start(
+                table,
+                "interrupted-leader-a",
+                leaderRuns,
+                lock + "-sweeper",
+                List.of(InterruptedLeader.class, SlowListener.class),
+                "job.name=" + lock);
+        members.add(member);
+        SlowListener listener = member.bean(SlowListener.class);
+        await().atMost(Duration.ofSeconds(10)).until(() -> member.runner().isLeader(lock));
+        CountDownLatch entered = new CountDownLatch(1);
+        CompletableFuture<Boolean> running = CompletableFuture.supplyAsync(
+                () -> member.bean(InterruptedLeader.class).block(entered), threads);
+        assertThat(entered.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+
+        member.failUpdates(
+                true); // the renewals fail: the listener blocks in onRenewalFailed, the term's lease runs out
+        Boolean interrupted;
+        try {
+            interrupted = running.get(InterruptedLeader.LEASE.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS);
+        } finally {
+            listener.release.countDown();
+        }
+
+        assertThat(interrupted).as("interruptOnLoss").isTrue();
+        assertThat(listener.returnedAt)
+                .as("interrupted while the listener still blocked")
+                .isZero();
+    }
+
+    /** A @LeaderOnly call that blocks until its term ends and it is interrupted. */
+    public static class InterruptedLeader {
+        static final Duration LEASE = Duration.ofSeconds(2);
+
+        @LeaderOnly(name = "${job.name}", leaseDuration = "2s", interruptOnLoss = true)
+        public Boolean block(CountDownLatch entered) {
+            entered.countDown();
+            try {
+                Thread.sleep(30_000);
+                return false;
+            } catch (InterruptedException e) {
+                return true;
+            }
+        }
+    }
+
     /** A listener bean that blocks the table's event thread in its first renewal failure, for up to 10 s. */
     public static class SlowListener implements LockTableListener {
         final CountDownLatch release = new CountDownLatch(1);

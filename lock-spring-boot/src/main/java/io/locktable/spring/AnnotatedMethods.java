@@ -143,7 +143,13 @@ final class AnnotatedMethods {
             Duration lease = reader.leaseDuration();
             if (reader.kind == Kind.LEADER_ONLY) {
                 return new Declared(
-                        reader.kind, reader.leadershipName(), lease, Duration.ZERO, false, reader.where, null);
+                        reader.kind,
+                        reader.leadershipName(),
+                        lease,
+                        Duration.ZERO,
+                        reader.annotation.getBoolean("interruptOnLoss"),
+                        reader.where,
+                        null);
             }
             String name = reader.name(type.getSimpleName() + "." + method.getName());
             return new Declared(

@@ -59,4 +59,15 @@ public @interface LeaderOnly {
      * @return the lease duration, or empty for the property's
      */
     String leaseDuration() default "";
+
+    /**
+     * Whether a call that runs on the caller's thread is interrupted when the term's lease ends while it runs (lost,
+     * run out, a step-down, the runner's stop): the interrupt comes from the path that ends the lease, before any
+     * listener or event, and is cleared when the call returns, so it does not reach the scheduler's next task. Off by
+     * default, as interrupting code that does not expect it can close its NIO channels. Deferred calls (futures,
+     * publishers, suspend functions) are cancelled at the term's end whatever this says.
+     *
+     * @return true to interrupt a call whose term ended
+     */
+    boolean interruptOnLoss() default false;
 }

@@ -64,7 +64,8 @@ final class LockAnnotationInterceptor implements MethodInterceptor {
             leaderOnlyLog.debug("Skipped {}: this instance does not lead '{}'", declared.method(), declared.name());
             return skipped(method);
         }
-        try {
+        // with interruptOnLoss, the term's end interrupts the call through the lease's own registration
+        try (Lease.Registration stop = declared.interruptOnLoss() ? lease.get().interruptOnEnd() : () -> {}) {
             return lease.get().callAsCurrent(() -> proceed(invocation));
         } finally {
             gate.exit();

@@ -132,7 +132,8 @@ public final class LockTableMetrics implements MeterBinder, LockTableListener, A
     }
 
     @Override
-    public void onAcquireFinished(String name, AcquireOutcome outcome, Duration elapsed, boolean waited) {
+    public void onAcquireFinished(
+            String name, long acquireId, AcquireOutcome outcome, Duration elapsed, boolean waited) {
         bound.forEach(b -> Timer.builder(waited ? "locktable.acquire.wait" : "locktable.acquire")
                 .description(
                         waited
