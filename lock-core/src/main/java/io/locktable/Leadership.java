@@ -148,7 +148,8 @@ public final class Leadership implements AutoCloseable {
      * leadership.stepDown(Duration.ofMinutes(1)); // before a rolling restart of this instance
      * }</pre>
      *
-     * @param coolDown how long this process stays out of the election; zero contends again at once
+     * @param coolDown how long this process stays out of the election; zero contends again at once; one too long to
+     *     count ({@code ChronoUnit.FOREVER.getDuration()}) keeps it out for good
      * @throws IllegalArgumentException if the cool-down is negative
      * @throws NullPointerException if the cool-down is null
      */
@@ -166,7 +167,8 @@ public final class Leadership implements AutoCloseable {
      * leadership.stepDownAsync(Duration.ofMinutes(1)).thenRun(() -> log.info("handed on"));
      * }</pre>
      *
-     * @param coolDown how long this process stays out of the election; zero contends again at once
+     * @param coolDown how long this process stays out of the election; zero contends again at once; one too long to
+     *     count keeps it out for good
      * @return a future that completes once the lease is released and the term listener heard the term's end (at
      *     once when this process did not lead), on the table's event thread, or on the closing thread if the table
      *     closed first
@@ -191,8 +193,12 @@ public final class Leadership implements AutoCloseable {
         }
         Lease lease;
         synchronized (state) {
-            long until = clock.nanoTime() + coolDown.toNanos();
-            if (outUntilNanos == 0 || until - outUntilNanos > 0) {
+            long now = clock.nanoTime();
+            // "forever" (ChronoUnit.FOREVER) saturates as a retryAfterError does; both ends are then within half the
+            // clock's range of now, so the comparison below cannot overflow
+            long until = now + Timing.deadlineNanos(coolDown);
+            boolean cooling = outUntilNanos != 0 && outUntilNanos - now > 0;
+            if (!cooling || until - outUntilNanos > 0) {
                 outUntilNanos = until == 0 ? 1 : until;
             }
             lease = current;

@@ -245,6 +245,15 @@ final class Timing {
         }
     }
 
+    /**
+     * A delay until a deadline on the monotonic clock, at most half its range (about 146 years, "forever" for a
+     * process): the deadline {@code now + delay} and its difference from another such deadline then never overflow,
+     * where a saturated {@code Long.MAX_VALUE} would wrap and compare as already past.
+     */
+    static long deadlineNanos(Duration delay) {
+        return Math.min(saturatedNanos(delay), Long.MAX_VALUE / 2);
+    }
+
     private static Duration shorter(Duration a, Duration b) {
         return a.compareTo(b) <= 0 ? a : b;
     }
