@@ -112,7 +112,8 @@ final class Acquirer {
     private final boolean realTime;
     private final BooleanSupplier tableClosed;
     private final CallerContext.Capture callerContext;
-    private final ConcurrentMap<String, Protocol.Seen> watched = new ConcurrentHashMap<>();
+    /** The holders this table saw: kept while a name is in use here, a bounded few after ({@link Sightings}). */
+    private final Sightings sightings = new Sightings();
 
     /**
      * @param realTime whether the clock is real time, so a wait may end early on a handover
@@ -210,6 +211,7 @@ final class Acquirer {
     Waiting startWaiting(String name, Duration lease, long maxWaitNanos, @Nullable Runnable onWake) {
         CallerContext caller = callerContext.capture();
         long id = started(name, caller);
+        sightings.enter(name); // the holder it sees is remembered between its attempts, until it stops waiting
         return new Waiting(
                 name, id, lease, maxWaitNanos, clock.nanoTime(), handover.enlist(name, onWake), true, caller);
     }
@@ -220,6 +222,7 @@ final class Acquirer {
      * CallerContext)} when it runs, with the context captured here.
      */
     Waiting startAttempt(String name, Duration lease, Runnable onClose) {
+        sightings.enter(name); // in use while queued, as a waiting acquire: left in stopWaiting
         return new Waiting(
                 name,
                 0,
@@ -235,6 +238,7 @@ final class Acquirer {
     void stopWaiting(Waiting waiting) {
         ended(waiting, AcquireOutcome.CANCELLED);
         handover.leave(waiting.waiter);
+        sightings.leave(waiting.name);
     }
 
     /**
@@ -298,7 +302,7 @@ final class Acquirer {
      */
     boolean handedOver(Waiting waiting) {
         if (realTime && handover.woken(waiting.waiter)) {
-            watched.remove(waiting.name);
+            sightings.forget(waiting.name);
             return true;
         }
         return false;
@@ -354,6 +358,24 @@ final class Acquirer {
                 CallerContext.NONE);
     }
 
+    /** How many holders this table remembers, for tests of what tried names leave behind. */
+    int sightingsKept() {
+        return sightings.size();
+    }
+
+    /**
+     * An election on the lock begins: the holder it sees is remembered across its attempts, however many other names
+     * the table tries meanwhile, until {@link #stopContending}.
+     */
+    void startContending(String name) {
+        sightings.enter(name);
+    }
+
+    /** An election begun with {@link #startContending} stopped. */
+    void stopContending(String name) {
+        sightings.leave(name);
+    }
+
     /** The table closes: every waiting acquire wakes, and ends on finding the table closed. */
     void close() {
         handover.closeAll();
@@ -380,7 +402,7 @@ final class Acquirer {
         if (!realTime) {
             clock.sleep(nanos); // a clock of the caller's own: its time is not real time
         } else if (handover.await(waiting.waiter, nanos)) {
-            watched.remove(waiting.name); // released by this very table: the next attempt writes at once
+            sightings.forget(waiting.name); // released by this very table: the next attempt writes at once
         }
     }
 
@@ -429,15 +451,17 @@ final class Acquirer {
      */
     private Attempt attempt(String name, Duration lease, long waitLeftNanos) {
         fences.enter(name);
+        sightings.enter(name);
         try {
             return attemptInUse(name, lease, waitLeftNanos);
         } finally {
+            sightings.leave(name);
             fences.leave(name);
         }
     }
 
     private Attempt attemptInUse(String name, Duration lease, long waitLeftNanos) {
-        Protocol.Seen seen = watched.get(name);
+        Protocol.Seen seen = sightings.get(name);
         if (!Protocol.readsFirst(seen)) {
             return write(name, lease, null, waitLeftNanos); // step 2
         }
@@ -455,7 +479,7 @@ final class Acquirer {
         if (next instanceof Protocol.Busy busy) {
             return busy(name, Objects.requireNonNull(current), busy);
         }
-        watched.remove(name);
+        sightings.forget(name);
         return write(name, lease, null, waitLeft);
     }
 
@@ -494,7 +518,7 @@ final class Acquirer {
             return granted(name, lease, seenRvn != null, granted.mine(), acquisition, version, sent, answered, wall);
         }
         StoredLock holder = ((LockStore.Refused) answer).current();
-        Protocol.Busy busy = Protocol.afterRefusal(watched.get(name), holder, answered); // step 3
+        Protocol.Busy busy = Protocol.afterRefusal(sightings.get(name), holder, answered); // step 3
         if (holder == null || busy.seen() == null) {
             return new Busy(-1, -1); // it moved on under a racing contender: try again soon
         }
@@ -512,7 +536,7 @@ final class Acquirer {
             long sent,
             long answered,
             Instant wall) {
-        watched.remove(name);
+        sightings.forget(name);
         fences.granted(name, mine.fence(), sent, answered);
         fences.enter(name); // the lease keeps the mark until it ends (LeaseKeeper)
         Lease lease = new Lease(keeper, name, acquisition, mine.fence(), version, duration, sent, wall, tookOver);
@@ -526,14 +550,11 @@ final class Acquirer {
         return new Acquired(lease);
     }
 
-    /**
-     * Remembers the holder the decision saw and tells the listeners. Two attempts of this table at once keep the
-     * earlier sight of one record version: a holder's clock starts at its first sight.
-     */
+    /** Remembers the holder the decision saw (its first sight: {@link Sightings#saw}) and tells the listeners. */
     private Busy busy(String name, StoredLock holder, Protocol.Busy busy) {
         Protocol.Seen seen = busy.seen();
         if (seen != null) {
-            watched.merge(name, seen, (kept, fresh) -> kept.rvn().equals(fresh.rvn()) ? kept : fresh);
+            sightings.saw(name, seen);
         }
         listeners.onBusy(holder.name(), holder.toRecord());
         return new Busy(busy.untilDueNanos(), busy.holderLeaseNanos());

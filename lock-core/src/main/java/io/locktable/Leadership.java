@@ -13,6 +13,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -52,6 +53,8 @@ public final class Leadership implements AutoCloseable {
     private final Object state = new Object();
     /** What follows each release queued on the workers ({@link #releaseOnWorker}), until it runs. */
     private final Set<Runnable> releasing = ConcurrentHashMap.newKeySet();
+    /** Whether it contends: from its start until it stops once, while its table remembers the holders it sees. */
+    private final AtomicBoolean contending = new AtomicBoolean();
 
     private @Nullable Lease current; // guarded by state
     private @Nullable Future<?> nextAttempt; // guarded by state: the timer's task of the next attempt
@@ -96,6 +99,8 @@ public final class Leadership implements AutoCloseable {
     }
 
     void start() {
+        contending.set(true);
+        table.acquirer().startContending(name); // the holder it sees is remembered between its polls
         contendingSinceNanos = clock.nanoTime();
         schedule(0);
     }
@@ -503,6 +508,9 @@ public final class Leadership implements AutoCloseable {
             }
             stopping = true;
             nextAttempt = null;
+        }
+        if (contending.compareAndSet(true, false)) {
+            table.acquirer().stopContending(name);
         }
         Runnable complete = () -> {
             if (error == null) {

@@ -822,6 +822,11 @@ public final class LockTable implements AutoCloseable {
         return fences.size();
     }
 
+    /** How many holders the table remembers having seen, for tests of what names tried once leave behind. */
+    int sightingsKept() {
+        return acquirer.sightingsKept();
+    }
+
     private void checkArguments(String name, Duration leaseDuration) {
         LockTableNames.checkLockName(name);
         Objects.requireNonNull(leaseDuration, "leaseDuration");
