@@ -79,6 +79,14 @@ final class Acquirer {
         final AtomicBoolean ended = new AtomicBoolean();
         /** Whether it paused at least once: reported with the outcome. Touched by one attempt at a time. */
         boolean waited;
+        /**
+         * Whether its wait is kept to the nanosecond, as a non-blocking acquire's must be, whose caller gave up at the
+         * deadline ({@link AsyncAcquire}): no attempt starts after it, and a lease answered after it is released, not
+         * handed out. A blocking acquire returns what its last attempt answered, within {@link Timing#SHORTEST}.
+         */
+        final boolean strictWait;
+        /** Whether an attempt of it was made: touched by one attempt at a time. */
+        boolean attempted;
         /** The context of its caller, current while the listeners hear its start and its outcome. */
         final CallerContext caller;
 
@@ -90,7 +98,9 @@ final class Acquirer {
                 long startNanos,
                 Handover.Waiter waiter,
                 boolean reportsOutcome,
+                boolean strictWait,
                 CallerContext caller) {
+            this.strictWait = strictWait;
             this.name = name;
             this.id = id;
             this.lease = lease;
@@ -177,7 +187,7 @@ final class Acquirer {
      * @param maxWaitNanos how long to wait, {@code Long.MAX_VALUE} for as long as it takes
      */
     Lease acquire(String name, Duration lease, long maxWaitNanos) throws InterruptedException, TimeoutException {
-        Waiting waiting = startWaiting(name, lease, maxWaitNanos, null);
+        Waiting waiting = startWaiting(name, lease, maxWaitNanos, null, false);
         try {
             while (true) {
                 if (Thread.interrupted()) {
@@ -207,13 +217,23 @@ final class Acquirer {
      * A waiting acquire starts, on the caller's thread, enlisted for a handover.
      *
      * @param onWake for a waiter that holds no thread: run (without blocking) when a handover or the close wakes it
+     * @param strictWait whether the wait is kept to the nanosecond ({@link Waiting#strictWait})
      */
-    Waiting startWaiting(String name, Duration lease, long maxWaitNanos, @Nullable Runnable onWake) {
+    Waiting startWaiting(
+            String name, Duration lease, long maxWaitNanos, @Nullable Runnable onWake, boolean strictWait) {
         CallerContext caller = callerContext.capture();
         long id = started(name, caller);
         sightings.enter(name); // the holder it sees is remembered between its attempts, until it stops waiting
         return new Waiting(
-                name, id, lease, maxWaitNanos, clock.nanoTime(), handover.enlist(name, onWake), true, caller);
+                name,
+                id,
+                lease,
+                maxWaitNanos,
+                clock.nanoTime(),
+                handover.enlist(name, onWake),
+                true,
+                strictWait,
+                caller);
     }
 
     /**
@@ -230,6 +250,7 @@ final class Acquirer {
                 0,
                 clock.nanoTime(),
                 handover.enlistForClose(name, onClose),
+                false,
                 false,
                 callerContext.capture());
     }
@@ -255,6 +276,11 @@ final class Acquirer {
         try {
             checkOpen(name);
             long waitLeft = maxWaitNanos - (clock.nanoTime() - waiting.startNanos);
+            if (waiting.strictWait && waitLeft <= 0 && (maxWaitNanos > 0 || waiting.attempted)) {
+                // its caller gives up now: nothing is sent (a wait of zero makes its one attempt when it is taken)
+                throw timedOut(waiting, null);
+            }
+            waiting.attempted = true;
             Attempt attempt;
             try {
                 attempt = attempt(name, waiting.lease, waitLeft);
@@ -275,6 +301,13 @@ final class Acquirer {
                 return new Pause(Math.min(left, Timing.raceRetry(ThreadLocalRandom.current())));
             }
             if (attempt instanceof Acquired acquired) {
+                if (waiting.strictWait
+                        && maxWaitNanos > 0
+                        && clock.nanoTime() - waiting.startNanos - maxWaitNanos > 0) {
+                    // answered after its caller gave up: never handed out, so this worker gives it back now
+                    acquired.lease().release();
+                    throw timedOut(waiting, null);
+                }
                 ended(waiting, outcomeOf(acquired.lease()));
                 return new Won(acquired.lease());
             }
@@ -418,7 +451,12 @@ final class Acquirer {
                 "lock table " + store.tableName() + " was closed while lock '" + name + "' was being acquired");
     }
 
-    private TimeoutException timedOut(Waiting waiting, @Nullable Exception cause) {
+    /**
+     * The wait ran out: the listeners hear {@link AcquireOutcome#TIMEOUT}, once, and the caller gets the exception.
+     *
+     * @param cause the request the wait cut short, if any
+     */
+    TimeoutException timedOut(Waiting waiting, @Nullable Exception cause) {
         ended(waiting, AcquireOutcome.TIMEOUT);
         TimeoutException timeout = new TimeoutException("lock '" + waiting.name + "' in table '" + store.tableName()
                 + "' stayed held for the whole wait of " + Duration.ofNanos(waiting.maxWaitNanos));
