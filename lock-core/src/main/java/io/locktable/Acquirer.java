@@ -78,6 +78,14 @@ final class Acquirer {
         final AtomicBoolean ended = new AtomicBoolean();
         /** Whether it paused at least once: reported with the outcome. Touched by one attempt at a time. */
         boolean waited;
+        /**
+         * Whether its wait is kept to the nanosecond, as a non-blocking acquire's must be, whose caller gave up at the
+         * deadline ({@link AsyncAcquire}): no attempt starts after it, and a lease answered after it is released, not
+         * handed out. A blocking acquire returns what its last attempt answered, within {@link Timing#SHORTEST}.
+         */
+        final boolean strictWait;
+        /** Whether an attempt of it was made: touched by one attempt at a time. */
+        boolean attempted;
         /** The context of its caller, current while the listeners hear its start and its outcome. */
         final CallerContext caller;
 
@@ -89,7 +97,9 @@ final class Acquirer {
                 long startNanos,
                 Handover.Waiter waiter,
                 boolean reportsOutcome,
+                boolean strictWait,
                 CallerContext caller) {
+            this.strictWait = strictWait;
             this.name = name;
             this.id = id;
             this.lease = lease;
@@ -111,7 +121,8 @@ final class Acquirer {
     private final boolean realTime;
     private final BooleanSupplier tableClosed;
     private final CallerContext.Capture callerContext;
-    private final ConcurrentMap<String, Protocol.Seen> watched = new ConcurrentHashMap<>();
+    /** The holders this table saw: kept while a name is in use here, a bounded few after ({@link Sightings}). */
+    private final Sightings sightings = new Sightings();
 
     /**
      * @param realTime whether the clock is real time, so a wait may end early on a handover
@@ -175,7 +186,7 @@ final class Acquirer {
      * @param maxWaitNanos how long to wait, {@code Long.MAX_VALUE} for as long as it takes
      */
     Lease acquire(String name, Duration lease, long maxWaitNanos) throws InterruptedException, TimeoutException {
-        Waiting waiting = startWaiting(name, lease, maxWaitNanos, null);
+        Waiting waiting = startWaiting(name, lease, maxWaitNanos, null, false);
         try {
             while (true) {
                 if (Thread.interrupted()) {
@@ -205,12 +216,23 @@ final class Acquirer {
      * A waiting acquire starts, on the caller's thread, enlisted for a handover.
      *
      * @param onWake for a waiter that holds no thread: run (without blocking) when a handover or the close wakes it
+     * @param strictWait whether the wait is kept to the nanosecond ({@link Waiting#strictWait})
      */
-    Waiting startWaiting(String name, Duration lease, long maxWaitNanos, @Nullable Runnable onWake) {
+    Waiting startWaiting(
+            String name, Duration lease, long maxWaitNanos, @Nullable Runnable onWake, boolean strictWait) {
         CallerContext caller = callerContext.capture();
         long id = started(name, caller);
+        sightings.enter(name); // the holder it sees is remembered between its attempts, until it stops waiting
         return new Waiting(
-                name, id, lease, maxWaitNanos, clock.nanoTime(), handover.enlist(name, onWake), true, caller);
+                name,
+                id,
+                lease,
+                maxWaitNanos,
+                clock.nanoTime(),
+                handover.enlist(name, onWake),
+                true,
+                strictWait,
+                caller);
     }
 
     /**
@@ -219,6 +241,7 @@ final class Acquirer {
      * CallerContext)} when it runs, with the context captured here.
      */
     Waiting startAttempt(String name, Duration lease, Runnable onClose) {
+        sightings.enter(name); // in use while queued, as a waiting acquire: left in stopWaiting
         return new Waiting(
                 name,
                 0,
@@ -227,6 +250,7 @@ final class Acquirer {
                 clock.nanoTime(),
                 handover.enlistForClose(name, onClose),
                 false,
+                false,
                 callerContext.capture());
     }
 
@@ -234,6 +258,7 @@ final class Acquirer {
     void stopWaiting(Waiting waiting) {
         ended(waiting, AcquireOutcome.CANCELLED);
         handover.leave(waiting.waiter);
+        sightings.leave(waiting.name);
     }
 
     /**
@@ -250,6 +275,11 @@ final class Acquirer {
         try {
             checkOpen(name);
             long waitLeft = maxWaitNanos - (clock.nanoTime() - waiting.startNanos);
+            if (waiting.strictWait && waitLeft <= 0 && (maxWaitNanos > 0 || waiting.attempted)) {
+                // its caller gives up now: nothing is sent (a wait of zero makes its one attempt when it is taken)
+                throw timedOut(waiting, null);
+            }
+            waiting.attempted = true;
             Attempt attempt;
             try {
                 attempt = attempt(name, waiting.lease, waitLeft);
@@ -270,6 +300,13 @@ final class Acquirer {
                 return new Pause(Math.min(left, Timing.raceRetry(ThreadLocalRandom.current())));
             }
             if (attempt instanceof Acquired acquired) {
+                if (waiting.strictWait
+                        && maxWaitNanos > 0
+                        && clock.nanoTime() - waiting.startNanos - maxWaitNanos > 0) {
+                    // answered after its caller gave up: never handed out, so this worker gives it back now
+                    acquired.lease().release();
+                    throw timedOut(waiting, null);
+                }
                 ended(waiting, outcomeOf(acquired.lease()));
                 return new Won(acquired.lease());
             }
@@ -297,7 +334,7 @@ final class Acquirer {
      */
     boolean handedOver(Waiting waiting) {
         if (realTime && handover.woken(waiting.waiter)) {
-            watched.remove(waiting.name);
+            sightings.forget(waiting.name);
             return true;
         }
         return false;
@@ -353,6 +390,24 @@ final class Acquirer {
                 CallerContext.NONE);
     }
 
+    /** How many holders this table remembers, for tests of what tried names leave behind. */
+    int sightingsKept() {
+        return sightings.size();
+    }
+
+    /**
+     * An election on the lock begins: the holder it sees is remembered across its attempts, however many other names
+     * the table tries meanwhile, until {@link #stopContending}.
+     */
+    void startContending(String name) {
+        sightings.enter(name);
+    }
+
+    /** An election begun with {@link #startContending} stopped. */
+    void stopContending(String name) {
+        sightings.leave(name);
+    }
+
     /** The table closes: every waiting acquire wakes, and ends on finding the table closed. */
     void close() {
         handover.closeAll();
@@ -379,7 +434,7 @@ final class Acquirer {
         if (!realTime) {
             clock.sleep(nanos); // a clock of the caller's own: its time is not real time
         } else if (handover.await(waiting.waiter, nanos)) {
-            watched.remove(waiting.name); // released by this very table: the next attempt writes at once
+            sightings.forget(waiting.name); // released by this very table: the next attempt writes at once
         }
     }
 
@@ -395,7 +450,12 @@ final class Acquirer {
                 "lock table " + store.tableName() + " was closed while lock '" + name + "' was being acquired");
     }
 
-    private TimeoutException timedOut(Waiting waiting, @Nullable Exception cause) {
+    /**
+     * The wait ran out: the listeners hear {@link AcquireOutcome#TIMEOUT}, once, and the caller gets the exception.
+     *
+     * @param cause the request the wait cut short, if any
+     */
+    TimeoutException timedOut(Waiting waiting, @Nullable Exception cause) {
         ended(waiting, AcquireOutcome.TIMEOUT);
         TimeoutException timeout = new TimeoutException("lock '" + waiting.name + "' in table '" + store.tableName()
                 + "' stayed held for the whole wait of " + Duration.ofNanos(waiting.maxWaitNanos));
@@ -428,15 +488,17 @@ final class Acquirer {
      */
     private Attempt attempt(String name, Duration lease, long waitLeftNanos) {
         fences.enter(name);
+        sightings.enter(name);
         try {
             return attemptInUse(name, lease, waitLeftNanos);
         } finally {
+            sightings.leave(name);
             fences.leave(name);
         }
     }
 
     private Attempt attemptInUse(String name, Duration lease, long waitLeftNanos) {
-        Protocol.Seen seen = watched.get(name);
+        Protocol.Seen seen = sightings.get(name);
         if (!Protocol.readsFirst(seen)) {
             return write(name, lease, null, waitLeftNanos); // step 2
         }
@@ -454,7 +516,7 @@ final class Acquirer {
         if (next instanceof Protocol.Busy busy) {
             return busy(name, Objects.requireNonNull(current), busy);
         }
-        watched.remove(name);
+        sightings.forget(name);
         return write(name, lease, null, waitLeft);
     }
 
@@ -493,7 +555,7 @@ final class Acquirer {
             return granted(name, lease, seenRvn != null, granted.mine(), acquisition, version, sent, answered, wall);
         }
         StoredLock holder = ((LockStore.Refused) answer).current();
-        Protocol.Busy busy = Protocol.afterRefusal(watched.get(name), holder, answered); // step 3
+        Protocol.Busy busy = Protocol.afterRefusal(sightings.get(name), holder, answered); // step 3
         if (holder == null || busy.seen() == null) {
             return new Busy(-1, -1); // it moved on under a racing contender: try again soon
         }
@@ -511,7 +573,7 @@ final class Acquirer {
             long sent,
             long answered,
             Instant wall) {
-        watched.remove(name);
+        sightings.forget(name);
         fences.granted(name, mine.fence(), sent, answered);
         fences.enter(name); // the lease keeps the mark until it ends (LeaseKeeper)
         Lease lease = new Lease(keeper, name, acquisition, mine.fence(), version, duration, sent, wall, tookOver);
@@ -525,14 +587,11 @@ final class Acquirer {
         return new Acquired(lease);
     }
 
-    /**
-     * Remembers the holder the decision saw and tells the listeners. Two attempts of this table at once keep the
-     * earlier sight of one record version: a holder's clock starts at its first sight.
-     */
+    /** Remembers the holder the decision saw (its first sight: {@link Sightings#saw}) and tells the listeners. */
     private Busy busy(String name, StoredLock holder, Protocol.Busy busy) {
         Protocol.Seen seen = busy.seen();
         if (seen != null) {
-            watched.merge(name, seen, (kept, fresh) -> kept.rvn().equals(fresh.rvn()) ? kept : fresh);
+            sightings.saw(name, seen);
         }
         listeners.onBusy(holder.name(), holder.toRecord());
         return new Busy(busy.untilDueNanos(), busy.holderLeaseNanos());

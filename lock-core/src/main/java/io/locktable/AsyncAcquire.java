@@ -17,6 +17,10 @@ import org.jspecify.annotations.Nullable;
  * acquire of {@link Acquirer#next} whose pauses hold no thread. Each attempt is a task on the workers, each pause one
  * on the timer; a handover cancels the pause, the table's close ends the wait. The caller's future completes on the
  * table's completion executor, never on the table's threads; a lease won for a future cancelled meanwhile is released at once.
+ *
+ * <p>A wait is kept even while the workers are busy: its attempts queue with the wait's end as their deadline (the
+ * workers take the earliest first, and add a worker for one that waited too long), the timer ends the wait at its
+ * deadline whatever the workers do, no attempt starts after it, and a lease answered after it is released.
  */
 final class AsyncAcquire<T> {
 
@@ -35,6 +39,8 @@ final class AsyncAcquire<T> {
 
     private boolean started; // guarded by lock: enlisted and about to queue its first attempt
     private @Nullable Future<?> pause; // guarded by lock: the timer's task that queues the next attempt
+    private @Nullable Future<?> deadline; // guarded by lock: the timer's task that ends the wait when it runs out
+    private boolean ranOut; // guarded by lock: the deadline ended the wait; an attempt under way delivers nothing
     private boolean running; // guarded by lock: an attempt is on a worker
     private boolean over; // guarded by lock: won, failed or cancelled; no attempt follows
 
@@ -58,7 +64,7 @@ final class AsyncAcquire<T> {
         this.delivered = delivered;
         this.waiting = once
                 ? acquirer.startAttempt(name, lease, this::woken)
-                : acquirer.startWaiting(name, lease, maxWaitNanos, this::woken);
+                : acquirer.startWaiting(name, lease, maxWaitNanos, this::woken, true);
     }
 
     /**
@@ -120,19 +126,73 @@ final class AsyncAcquire<T> {
         if (closed) {
             fail(acquirer.closedWhileWaiting(waiting));
         } else {
+            watchDeadline();
             queueAttempt();
         }
         return result;
     }
 
+    /**
+     * A wait that can run out ends on the timer at its deadline, even if its attempt is still queued behind busy
+     * workers or under way: the caller hears {@link java.util.concurrent.TimeoutException} on time.
+     */
+    private void watchDeadline() {
+        long maxWait = waiting.maxWaitNanos;
+        if (once || maxWait <= 0 || !Timing.isWaitDeadline(maxWait)) {
+            return; // one attempt (a wait of zero: its attempt is made when taken), or a wait as long as it takes
+        }
+        Future<?> task;
+        try {
+            task = clock.schedule(this::deadlinePassed, maxWait - (clock.nanoTime() - waiting.startNanos));
+        } catch (RejectedExecutionException closed) {
+            return; // the table is closing: the close ends the wait
+        }
+        lock.lock();
+        try {
+            if (over) {
+                task.cancel(false);
+            } else {
+                deadline = task;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** On the timer: the wait ran out. A queued attempt never runs; one under way delivers nothing. */
+    private void deadlinePassed() {
+        Future<?> paused;
+        lock.lock();
+        try {
+            if (over) {
+                return;
+            }
+            over = true;
+            ranOut = true;
+            paused = pause;
+            pause = null;
+        } finally {
+            lock.unlock();
+        }
+        if (paused != null) {
+            paused.cancel(false);
+        }
+        fail(acquirer.timedOut(waiting, null));
+    }
+
     // ---- the attempts and the pauses between them
 
     /**
-     * Queues the next attempt. It keeps no lease, so it queues behind every task that does and adds no worker ({@link
-     * Timing#unhurriedDeadline}): ten thousand waiters poll on the base workers.
+     * Queues the next attempt, with the wait's end as its deadline ({@link Timing#attemptDeadline}): a short wait is
+     * served before the tasks due later, and adds a worker if it waits too long; an attempt without a wait keeps no
+     * lease, so it queues behind every task that does and adds no worker: ten thousand waiters poll on the base
+     * workers.
      */
     private void queueAttempt() {
-        if (!workers.run(this::attempt, Timing.unhurriedDeadline(clock.nanoTime()))) {
+        long deadlineNanos = once
+                ? Timing.unhurriedDeadline(clock.nanoTime())
+                : Timing.attemptDeadline(waiting.startNanos, waiting.maxWaitNanos, clock.nanoTime());
+        if (!workers.run(this::attempt, deadlineNanos)) {
             fail(acquirer.closedWhileWaiting(waiting)); // the workers are closed: so is the table
         }
     }
@@ -161,11 +221,16 @@ final class AsyncAcquire<T> {
                 taken = Optional.of(((Acquirer.Won) step).lease());
             }
         } catch (Throwable e) { // TimeoutException, the table's close, a failed request, and Errors too
-            end();
-            fail(e);
+            if (!end()) {
+                fail(e);
+            }
             return;
         }
-        end();
+        if (end()) {
+            // the deadline told the caller it ran out while this attempt was under way: never handed out
+            taken.ifPresent(Lease::release);
+            return;
+        }
         deliver(delivered.apply(taken), taken.orElse(null));
     }
 
@@ -244,11 +309,13 @@ final class AsyncAcquire<T> {
         }
     }
 
-    private void end() {
+    /** The attempt under way ended the acquire. {@return whether the deadline had ended it first} */
+    private boolean end() {
         lock.lock();
         try {
             running = false;
             over = true;
+            return ranOut;
         } finally {
             lock.unlock();
         }
@@ -257,16 +324,22 @@ final class AsyncAcquire<T> {
     /** The caller's future completed (won, failed or cancelled): no pause or attempt follows, no handover. */
     private void stop() {
         Future<?> cancelled;
+        Future<?> watch;
         lock.lock();
         try {
             over = true;
             cancelled = pause;
             pause = null;
+            watch = deadline;
+            deadline = null;
         } finally {
             lock.unlock();
         }
         if (cancelled != null) {
             cancelled.cancel(false);
+        }
+        if (watch != null) {
+            watch.cancel(false); // a long wait that ended early leaves no task on the timer
         }
         acquirer.stopWaiting(waiting);
     }

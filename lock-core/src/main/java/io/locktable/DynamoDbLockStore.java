@@ -1,5 +1,6 @@
 package io.locktable;
 
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -556,9 +557,21 @@ final class DynamoDbLockStore implements LockStore {
     private void appendTimeToLive(StringBuilder set, Expression expression, Duration lease, Instant now) {
         Optional<String> attribute = options.timeToLiveAttribute();
         if (attribute.isPresent()) {
-            long expiresAt = now.plus(lease).plus(options.timeToLiveRetention()).getEpochSecond();
+            long expiresAt = expiresAt(now.plus(lease), options.timeToLiveRetention());
             set.append(", #ttl = :ttl");
             expression.name("#ttl", attribute.get()).value(":ttl", AttributeValue.fromN(Long.toString(expiresAt)));
+        }
+    }
+
+    /**
+     * The time to live in epoch seconds: a retention too long to add ({@code ChronoUnit.FOREVER.getDuration()}) is
+     * the latest instant, which never expires, rather than an error at every acquire and renewal.
+     */
+    private static long expiresAt(Instant leaseEnd, Duration retention) {
+        try {
+            return leaseEnd.plus(retention).getEpochSecond();
+        } catch (ArithmeticException | DateTimeException tooLong) {
+            return Instant.MAX.getEpochSecond();
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -52,6 +53,8 @@ public final class Leadership implements AutoCloseable {
     private final Object state = new Object();
     /** What follows each release queued on the workers ({@link #releaseOnWorker}), until it runs. */
     private final Set<Runnable> releasing = ConcurrentHashMap.newKeySet();
+    /** Whether it contends: from its start until it stops once, while its table remembers the holders it sees. */
+    private final AtomicBoolean contending = new AtomicBoolean();
 
     private @Nullable Lease current; // guarded by state
     private @Nullable Future<?> nextAttempt; // guarded by state: the timer's task of the next attempt
@@ -97,6 +100,8 @@ public final class Leadership implements AutoCloseable {
     }
 
     void start() {
+        contending.set(true);
+        table.acquirer().startContending(name); // the holder it sees is remembered between its polls
         contendingSinceNanos = clock.nanoTime();
         schedule(0);
     }
@@ -149,7 +154,8 @@ public final class Leadership implements AutoCloseable {
      * leadership.stepDown(Duration.ofMinutes(1)); // before a rolling restart of this instance
      * }</pre>
      *
-     * @param coolDown how long this process stays out of the election; zero contends again at once
+     * @param coolDown how long this process stays out of the election; zero contends again at once; one too long to
+     *     count ({@code ChronoUnit.FOREVER.getDuration()}) keeps it out for good
      * @throws IllegalArgumentException if the cool-down is negative
      * @throws NullPointerException if the cool-down is null
      */
@@ -167,7 +173,8 @@ public final class Leadership implements AutoCloseable {
      * leadership.stepDownAsync(Duration.ofMinutes(1)).thenRun(() -> log.info("handed on"));
      * }</pre>
      *
-     * @param coolDown how long this process stays out of the election; zero contends again at once
+     * @param coolDown how long this process stays out of the election; zero contends again at once; one too long to
+     *     count keeps it out for good
      * @return a future that completes once the lease is released and the term listener heard the term's end (at
      *     once when this process did not lead), on the table's event thread, or on the closing thread if the table
      *     closed first
@@ -192,8 +199,12 @@ public final class Leadership implements AutoCloseable {
         }
         Lease lease;
         synchronized (state) {
-            long until = clock.nanoTime() + coolDown.toNanos();
-            if (outUntilNanos == 0 || until - outUntilNanos > 0) {
+            long now = clock.nanoTime();
+            // "forever" (ChronoUnit.FOREVER) saturates as a retryAfterError does; both ends are then within half the
+            // clock's range of now, so the comparison below cannot overflow
+            long until = now + Timing.deadlineNanos(coolDown);
+            boolean cooling = outUntilNanos != 0 && outUntilNanos - now > 0;
+            if (!cooling || until - outUntilNanos > 0) {
                 outUntilNanos = until == 0 ? 1 : until;
             }
             lease = current;
@@ -512,6 +523,9 @@ public final class Leadership implements AutoCloseable {
             }
             stopping = true;
             nextAttempt = null;
+        }
+        if (contending.compareAndSet(true, false)) {
+            table.acquirer().stopContending(name);
         }
         Runnable complete = () -> {
             if (error == null) {

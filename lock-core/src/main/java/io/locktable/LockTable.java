@@ -427,7 +427,9 @@ public final class LockTable implements AutoCloseable {
      *
      * @param name the name of the lock
      * @param leaseDuration how long the lease lasts without a renewal
-     * @param maxWait how long to wait for the lock, zero or more
+     * @param maxWait how long to wait for the lock, zero or more; kept even while the table's workers are busy: the
+     *     future fails at its end, no attempt starts after it, and a lease answered after it is released, never handed
+     *     out. Zero makes one attempt, when a worker takes it
      * @return a future of the lease; exceptionally with {@link TimeoutException} if the lock stayed held for the whole
      *     wait, {@link IllegalStateException} if the table closed meanwhile, or what {@link #acquire} throws
      * @throws IllegalArgumentException if the name is null or empty, the lease is out of range or the wait negative
@@ -849,6 +851,11 @@ public final class LockTable implements AutoCloseable {
     /** How many fencing marks the table keeps, for tests of what a released lease leaves behind. */
     int fenceMarks() {
         return fences.size();
+    }
+
+    /** How many holders the table remembers having seen, for tests of what names tried once leave behind. */
+    int sightingsKept() {
+        return acquirer.sightingsKept();
     }
 
     private void checkArguments(String name, Duration leaseDuration) {

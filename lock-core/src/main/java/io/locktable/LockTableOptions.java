@@ -108,7 +108,8 @@ public final class LockTableOptions {
          *
          * @param attribute the time-to-live attribute of the table
          * @param retention how long an item outlives its last lease: at least {@link #MIN_TIME_TO_LIVE_RETENTION}, and at
-         *     least the longest lease acquired (a longer lease is refused)
+         *     least the longest lease acquired (a longer lease is refused); one too long to add to a date ({@code
+         *     ChronoUnit.FOREVER.getDuration()}) writes the latest date, which never expires
          * @return this builder
          * @throws IllegalArgumentException if the attribute is empty or one of the lock's own, or the retention under an hour
          * @throws NullPointerException if an argument is null

@@ -146,7 +146,10 @@ public final class ManualLockClock implements LockClock {
         FutureTask<Void> future = new FutureTask<>(task, null);
         lock.lock();
         try {
-            scheduled.add(new Scheduled(now + Math.max(0, delayNanos), order++, future));
+            // a task due past the clock's range (292 years from its origin) is due at its end: its due time as a
+            // difference from the origin must not wrap, or it would sort first and hold back every task behind it
+            long delay = Math.min(Math.max(0, delayNanos), Long.MAX_VALUE - (now - origin));
+            scheduled.add(new Scheduled(now + delay, order++, future));
         } finally {
             lock.unlock();
         }
@@ -227,7 +230,13 @@ public final class ManualLockClock implements LockClock {
         if (by.isNegative()) {
             throw new IllegalArgumentException("a manual clock moves forward only, not by " + by);
         }
-        return by.toNanos();
+        try {
+            return by.toNanos();
+        } catch (ArithmeticException tooLong) {
+            throw new IllegalArgumentException(
+                    "a manual clock counts nanoseconds in a long: it moves at most about 292 years at once, not by "
+                            + by);
+        }
     }
 
     private static void failIfThrown(FutureTask<Void> task) {

@@ -149,6 +149,24 @@ final class Timing {
         return nowNanos + 2 * MAX_LEASE.toNanos();
     }
 
+    /**
+     * Whether a wait has a deadline worth keeping: shorter than the {@link #unhurriedDeadline} span. A longer one (a
+     * wait "as long as it takes" included) is as unhurried as an attempt without a wait.
+     */
+    static boolean isWaitDeadline(long maxWaitNanos) {
+        return maxWaitNanos >= 0 && maxWaitNanos < 2 * MAX_LEASE.toNanos();
+    }
+
+    /**
+     * The deadline of a queued attempt of a non-blocking acquire that waits at most {@code maxWaitNanos} from {@code
+     * startNanos}: the end of its wait, so the earliest-deadline-first workers serve a short wait before the tasks due
+     * after it, and add a worker when it has queued a fortieth of its wait ({@link #workerGrowth}); a wait with no
+     * such deadline is {@link #unhurriedDeadline}.
+     */
+    static long attemptDeadline(long startNanos, long maxWaitNanos, long nowNanos) {
+        return isWaitDeadline(maxWaitNanos) ? startNanos + maxWaitNanos : unhurriedDeadline(nowNanos);
+    }
+
     /** How long a leader waits after an acquire failed with a transient error: a third of its lease. */
     static long leaderRetry(Duration lease) {
         return renewalPeriod(lease.toNanos());
@@ -243,6 +261,15 @@ final class Timing {
         } catch (ArithmeticException tooLong) {
             return Long.MAX_VALUE;
         }
+    }
+
+    /**
+     * A delay until a deadline on the monotonic clock, at most half its range (about 146 years, "forever" for a
+     * process): the deadline {@code now + delay} and its difference from another such deadline then never overflow,
+     * where a saturated {@code Long.MAX_VALUE} would wrap and compare as already past.
+     */
+    static long deadlineNanos(Duration delay) {
+        return Math.min(saturatedNanos(delay), Long.MAX_VALUE / 2);
     }
 
     private static Duration shorter(Duration a, Duration b) {

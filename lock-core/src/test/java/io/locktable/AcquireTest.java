@@ -8,6 +8,7 @@ import io.locktable.test.TableKeys;
 import io.locktable.test.TestTable;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -150,6 +151,21 @@ class AcquireTest {
         long expiresAt = Long.parseLong(item.get("expiresAt").n());
         assertThat(expiresAt).isBetween(before + 3600 + 9, Instant.now().getEpochSecond() + 3600 + 11);
         assertThat(a.locks().read(name).orElseThrow().holder()).contains("orders@host-1/4711");
+    }
+
+    @Test
+    void aTimeToLiveRetentionOfForeverWritesTheLatestTimeInsteadOfFailingEachAcquire() {
+        Contenders.Contender a = contenders.add(builder -> builder.options(LockTableOptions.builder()
+                .timeToLive("expiresAt", ChronoUnit.FOREVER.getDuration())
+                .build()));
+        String name = Contenders.lockName();
+
+        Lease lease = a.locks().tryAcquire(name, LEASE).orElseThrow();
+
+        assertThat(Long.parseLong(contenders.item(name).get("expiresAt").n()))
+                .as("never expires")
+                .isEqualTo(Instant.MAX.getEpochSecond());
+        lease.release();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.locktable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.locktable.ScriptedLockStore.Lost;
@@ -54,6 +55,68 @@ class LeadershipVirtualTimeTest {
 
         assertThat(steppedDown).succeedsWithin(Duration.ofSeconds(2));
         assertThat(leadership.whenStopped()).isDone();
+    }
+
+    @Test
+    void aStepDownForeverStepsDownAndSitsOutWithoutThrowing() {
+        Leadership leadership = locks.lead("job", LEASE);
+        time.advance(Duration.ZERO);
+        assertThat(leadership.isLeader()).isTrue();
+
+        leadership.stepDown(ChronoUnit.FOREVER.getDuration());
+
+        assertThat(leadership.isLeader()).isFalse();
+        assertThat(locks.heldLeases()).as("its term's lease was released").isEmpty();
+        time.advance(Duration.ofDays(100 * 365));
+        assertThat(leadership.isLeader())
+                .as("a hundred years later it still sits out")
+                .isFalse();
+        assertThat(locks.heldLeases()).isEmpty();
+        assertThat(leadership.whenStopped())
+                .as("it sits out, it has not stopped")
+                .isNotDone();
+    }
+
+    @Test
+    void aStepDownAsyncForeverStepsDownAndSitsOutWithoutThrowing() {
+        Leadership leadership = locks.lead("job", LEASE);
+        time.advance(Duration.ofSeconds(1));
+        assertThat(leadership.isLeader()).isTrue();
+
+        CompletableFuture<Void> steppedDown = leadership.stepDownAsync(ChronoUnit.FOREVER.getDuration());
+
+        assertThat(steppedDown).succeedsWithin(Duration.ofSeconds(2));
+        assertThat(leadership.isLeader()).isFalse();
+        time.advance(Duration.ofDays(100 * 365));
+        assertThat(leadership.isLeader())
+                .as("a hundred years later it still sits out")
+                .isFalse();
+        leadership.stepDown(Duration.ofMinutes(1)); // a shorter cool-down after it never shortens it
+        time.advance(Duration.ofDays(1));
+        assertThat(leadership.isLeader()).isFalse();
+    }
+
+    @Test
+    void aLeaseReleasedAfterForeverKeepsRenewingOnTheManualClock() {
+        Lease lease = locks.tryAcquire("job", LEASE).orElseThrow();
+        time.advance(Duration.ofSeconds(1)); // a release scheduled later than the clock's start
+
+        lease.releaseAfter(ChronoUnit.FOREVER.getDuration());
+        time.advance(Duration.ofMinutes(5));
+
+        assertThat(lease.isHeld())
+                .as("its renewals ran: the release due in 292 years is not queued before them")
+                .isTrue();
+        lease.release();
+    }
+
+    @Test
+    void aManualClockAdvancedByMoreThanItCountsSaysSo() {
+        assertThatThrownBy(() -> time.advance(ChronoUnit.FOREVER.getDuration()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("PT");
+        assertThatThrownBy(() -> time.jump(ChronoUnit.FOREVER.getDuration()))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.integration.support.locks.DistributedLock;
+import software.amazon.awssdk.core.exception.AbortedException;
 
 /**
  * The lock of one name, as {@link LockTableLockRegistry#obtain} returns it. Two layers, as in Spring Integration's own
@@ -132,7 +133,8 @@ final class LockTableLock implements DistributedLock {
 
     /**
      * Tries once to take the lock, without waiting for a live holder: one attempt on the table, which takes the lock
-     * over from a holder that this process has watched not renewing for a whole lease.
+     * over from a holder that this process has watched not renewing for a whole lease. As {@code
+     * ReentrantLock.tryLock()}, it takes a free lock whatever the thread's interrupt flag, and keeps the flag.
      *
      * @return true if this thread holds the lock now
      */
@@ -147,8 +149,11 @@ final class LockTableLock implements DistributedLock {
         }
         boolean held = false;
         try {
-            Optional<Lease> taken = locks.tryAcquire(name, leaseDuration);
-            held = taken.isPresent() && hold(taken.get());
+            // not interruptible: the SDK would abort the request on an interrupted thread (see Uninterrupted)
+            held = Uninterrupted.call(() -> {
+                Optional<Lease> taken = locks.tryAcquire(name, leaseDuration);
+                return taken.isPresent() && hold(taken.get());
+            });
             return held;
         } finally {
             if (!held) {
@@ -181,7 +186,8 @@ final class LockTableLock implements DistributedLock {
      * @param waitTime how long to wait at most; zero or less tries once
      * @param ttl the lease's duration, ignored when the thread holds the lock already
      * @return true if this thread holds the lock now, false if the wait ran out
-     * @throws InterruptedException if the thread was interrupted while it waited
+     * @throws InterruptedException if the thread was interrupted before or while it waited, its first attempt
+     *     included; the lock is not held then (a lease that attempt won is released), and the flag is cleared
      * @throws IllegalArgumentException if the lease is out of range
      */
     @Override
@@ -201,8 +207,8 @@ final class LockTableLock implements DistributedLock {
         try {
             // one whole attempt first, whatever the wait: a request is never cut short by a wait shorter than its
             // round trip (the JDBC registry also tries once at least), so a short heart beat still gets a free lock
-            Optional<Lease> first = locks.tryAcquire(name, ttl);
-            held = first.isPresent() && hold(first.get());
+            Lease first = firstAttempt(ttl);
+            held = first != null && hold(first);
             while (!held) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -220,6 +226,37 @@ final class LockTableLock implements DistributedLock {
                 local.unlock();
             }
         }
+    }
+
+    /**
+     * The first attempt of {@link #tryLock(Duration, Duration)}: an interrupt before or during it is the declared
+     * {@link InterruptedException}, never the SDK's abort, and leaves nothing held.
+     *
+     * @return the lease taken, or null if another holder has the lock
+     */
+    private @Nullable Lease firstAttempt(Duration ttl) throws InterruptedException {
+        Optional<Lease> first;
+        try {
+            first = locks.tryAcquire(name, ttl);
+        } catch (AbortedException e) {
+            // the SDK aborted the request on the interrupt: a write it applied unanswered is given back by the table
+            if (!Thread.interrupted() && !Uninterrupted.causedByInterrupt(e)) {
+                throw e;
+            }
+            throw interrupted(e);
+        }
+        if (Thread.interrupted()) { // interrupted as the answer came: the lock is not taken, as for an earlier one
+            first.ifPresent(Lease::release);
+            throw interrupted(null);
+        }
+        return first.orElse(null);
+    }
+
+    private InterruptedException interrupted(@Nullable Exception cause) {
+        InterruptedException interrupted =
+                new InterruptedException("interrupted while trying to take lock '" + name + "'");
+        interrupted.initCause(cause);
+        return interrupted;
     }
 
     /**
@@ -250,7 +287,9 @@ final class LockTableLock implements DistributedLock {
             unbind();
             if (held != null) {
                 boolean wasHeld = held.isHeld();
-                held.release(); // conditional on this acquisition: sends nothing for a lost lease
+                // conditional on this acquisition: sends nothing for a lost lease. Sent whatever the interrupt flag
+                // (kept): an unlock in a finally block of an interrupted thread must free the lock in the table
+                Uninterrupted.run(held::release);
                 if (!wasHeld) {
                     throw lost(held.end().map(LeaseEnd::name).orElse("EXPIRED"));
                 }
