@@ -2,6 +2,11 @@ package io.locktable;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -14,8 +19,9 @@ import org.slf4j.LoggerFactory;
  * annotations) is stopped, so that nothing a user writes can delay it.
  *
  * <p>Three kinds, stopped in this order: a thread, interrupted on the ending thread (an interrupt runs no user code);
- * a user's stop action (the cancel of a stage, say), run on a thread of its own when the lease ends on the table's
- * timer or workers, where no user code may run, and on the ending thread otherwise (a caller's release or close); and
+ * a user's stop action (the cancel of a stage, say), run on a thread of its own ({@code locktable-stop-N}, reused
+ * while stops come often) when the lease ends on the table's timer or workers, where no user code may run, and on the
+ * ending thread otherwise (a caller's release or close); and
  * the library's own hooks (an election's bookkeeping), run on the ending thread after the work was stopped.
  *
  * <p>Its state moves once from {@code ACTIVE} to {@code STOPPED} or {@code CLOSED}, by compare-and-set, so a stop and a
@@ -36,6 +42,23 @@ final class WorkStop {
         ACTION,
         HOOK
     }
+
+    /**
+     * Where the users' stop actions run when the table's own threads end a lease: a thread each, never queued behind
+     * another (a stop action that blocks holds up no other), reused while they come often, gone after 5 s idle. Shared
+     * by the JVM's tables, as no queue joins them.
+     */
+    private static final ThreadPoolExecutor STOPPERS = new ThreadPoolExecutor(
+            0, Integer.MAX_VALUE, 5, TimeUnit.SECONDS, new SynchronousQueue<>(), new ThreadFactory() {
+                private final AtomicInteger count = new AtomicInteger();
+
+                @Override
+                public Thread newThread(Runnable task) {
+                    Thread thread = new Thread(task, "locktable-stop-" + count.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                }
+            });
 
     private final Kind kind;
     private final String lockName;
@@ -111,10 +134,8 @@ final class WorkStop {
             return;
         }
         try {
-            Thread stopper = new Thread(() -> runLogged(stop), "locktable-stop-" + lockName);
-            stopper.setDaemon(true);
-            stopper.start();
-        } catch (Throwable e) { // no thread to be had (out of memory): stopping late would be worse than here
+            STOPPERS.execute(() -> runLogged(stop));
+        } catch (RejectedExecutionException | OutOfMemoryError e) { // no thread to be had: late would be worse
             runLogged(stop);
         }
     }
