@@ -31,12 +31,12 @@ public final class UnifiedDiff {
             if (i < n && j < m && before.get(i).equals(after.get(j))) {
                 kinds.add(new char[] {' '});
                 at.add(new int[] {i++, j++});
-            } else if (j < m && (i == n || common[i][j + 1] >= common[i + 1][j])) {
-                kinds.add(new char[] {'+'});
-                at.add(new int[] {i, j++});
-            } else {
+            } else if (i < n && (j == m || common[i + 1][j] >= common[i][j + 1])) {
                 kinds.add(new char[] {'-'});
                 at.add(new int[] {i++, j});
+            } else {
+                kinds.add(new char[] {'+'});
+                at.add(new int[] {i, j++});
             }
         }
         StringBuilder out = new StringBuilder();
