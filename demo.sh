@@ -32,7 +32,7 @@ free_port() { node -e 'const s = require("net").createServer(); s.listen(0, "127
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 say "building the sample and lock-test (first run downloads Maven and dependencies)"
-./mvnw -q -B -ntp -DskipTests -Dspotless.check.skip=true \
+./mvnw -q -B -ntp -DskipTests -Dspotless.check.skip=true -Dmaven.javadoc.skip=true -Dmaven.source.skip=true \
   -pl lock-test,lock-core,lock-spring-boot,lock-spring-boot-autoconfigure,lock-spring-boot-starter,lock-spring-boot-test,samples/leader-demo install
 ./mvnw -q -B -ntp -pl lock-test dependency:build-classpath -Dmdep.outputFile="$PWD/$WORK/lock-test.classpath" >/dev/null
 

@@ -60,7 +60,7 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  * <p><b>A lease lost while held.</b> A lease ends under its holder when another process takes the lock over (the
  * holder was paused longer than a lease) or when its renewals fail for a whole lease. The table no longer counts the
  * hold then. The next {@code unlock()} sends nothing, so it never frees the lock of a new holder, and throws {@link
- * java.util.concurrent.ConcurrentModificationException}, as Spring Integration's JDBC and Redis registries do on the
+ * java.util.ConcurrentModificationException}, as Spring Integration's JDBC and Redis registries do on the
  * unlock of an expired lock: the work may have overlapped another holder's. A lock call of the holding thread after
  * its lease ended drops the void holds first (each of their unlocks then throws the same) and contends afresh; that
  * is how {@code LockRegistryLeaderInitiator}, which calls {@code tryLock} again on each heart beat, steps down and
