@@ -214,70 +214,63 @@ class LockedRunClusterTest {
 
     @Test
     void aListenerBlockedOnTheEventThreadDoesNotHoldUpTheInterruptOfARunThatLostItsLease() throws Exception {
-        String lock = "blocked-listener";
-        ClusterMember member = ClusterMember.start(
-                table,
-                "blocked-listener-a",
-                leaderRuns,
-                lock + "-leader",
-                List.of(BlockingJob.class, RunLog.class, SlowListener.class),
-                "job.name=" + lock);
-        members.add(member);
-        SlowListener listener = member.bean(SlowListener.class);
-        CountDownLatch entered = new CountDownLatch(1);
-        CompletableFuture<BlockingJob.Seen> running = CompletableFuture.supplyAsync(
-                () -> member.bean(BlockingJob.class).block(entered), threads);
-        assertThat(entered.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        ClusterMember member = startWithSlowListener("blocked-listener", BlockingJob.class, RunLog.class);
 
-        member.failUpdates(true); // the renewals fail: the listener blocks in onRenewalFailed, the lease runs out
-        BlockingJob.Seen seen;
-        try {
-            seen = running.get(BlockingJob.LEASE.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS);
-        } finally {
-            listener.release.countDown();
-        }
+        BlockingJob.Seen seen = stoppedWhileTheListenerBlocks(
+                member, entered -> member.bean(BlockingJob.class).block(entered), BlockingJob.LEASE);
 
-        assertThat(listener.blockedAt)
-                .as("the listener was blocked on the event thread")
-                .isPositive();
-        assertThat(listener.returnedAt)
-                .as("the run was interrupted while the listener still blocked")
-                .isZero();
         assertThat(seen.interrupted()).as("interruptOnLoss").isTrue();
         assertThat(seen.heldAfterLoss()).isFalse();
     }
 
     @Test
     void aLeaderOnlyCallThatAsksIsInterruptedWhenItsTermEndsWhileAListenerBlocks() throws Exception {
-        String lock = "interrupted-leader";
-        ClusterMember member = ClusterMember.start(
-                table,
-                "interrupted-leader-a",
-                leaderRuns,
-                lock + "-sweeper",
-                List.of(InterruptedLeader.class, SlowListener.class),
-                "job.name=" + lock);
+        ClusterMember member = startWithSlowListener("interrupted-leader", InterruptedLeader.class);
+        await().atMost(Duration.ofSeconds(10)).until(() -> member.runner().isLeader("interrupted-leader"));
+
+        Boolean interrupted = stoppedWhileTheListenerBlocks(
+                member, entered -> member.bean(InterruptedLeader.class).block(entered), InterruptedLeader.LEASE);
+
+        assertThat(interrupted).as("interruptOnLoss").isTrue();
+    }
+
+    private ClusterMember startWithSlowListener(String lock, Class<?>... beans) {
+        List<Class<?>> all = new ArrayList<>(List.of(beans));
+        all.add(SlowListener.class);
+        ClusterMember member =
+                ClusterMember.start(table, lock + "-a", leaderRuns, lock + "-sweeper", all, "job.name=" + lock);
         members.add(member);
+        return member;
+    }
+
+    /**
+     * Starts a call that blocks, makes the member's renewals fail (its listener then blocks in onRenewalFailed and the
+     * lease runs out) and returns what the call returned, checking that it was stopped while the listener blocked.
+     */
+    private <T> T stoppedWhileTheListenerBlocks(
+            ClusterMember member, java.util.function.Function<CountDownLatch, T> call, Duration lease)
+            throws Exception {
         SlowListener listener = member.bean(SlowListener.class);
-        await().atMost(Duration.ofSeconds(10)).until(() -> member.runner().isLeader(lock));
         CountDownLatch entered = new CountDownLatch(1);
-        CompletableFuture<Boolean> running = CompletableFuture.supplyAsync(
-                () -> member.bean(InterruptedLeader.class).block(entered), threads);
+        CompletableFuture<T> running = CompletableFuture.supplyAsync(() -> call.apply(entered), threads);
         assertThat(entered.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
 
-        member.failUpdates(
-                true); // the renewals fail: the listener blocks in onRenewalFailed, the term's lease runs out
-        Boolean interrupted;
+        member.failUpdates(true);
+        T result;
+        long listenerReturnedAt;
         try {
-            interrupted = running.get(InterruptedLeader.LEASE.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS);
+            result = running.get(lease.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS);
+            listenerReturnedAt = listener.returnedAt; // read before the listener is let go
         } finally {
             listener.release.countDown();
         }
-
-        assertThat(interrupted).as("interruptOnLoss").isTrue();
-        assertThat(listener.returnedAt)
-                .as("interrupted while the listener still blocked")
+        assertThat(listener.blockedAt)
+                .as("the listener was blocked on the event thread")
+                .isPositive();
+        assertThat(listenerReturnedAt)
+                .as("stopped while the listener still blocked")
                 .isZero();
+        return result;
     }
 
     /** A @LeaderOnly call that blocks until its term ends and it is interrupted. */
