@@ -35,6 +35,7 @@ import software.amazon.awssdk.services.dynamodb.model.DescribeTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.DescribeTableResponse;
 import software.amazon.awssdk.services.dynamodb.model.DescribeTimeToLiveRequest;
 import software.amazon.awssdk.services.dynamodb.model.DescribeTimeToLiveResponse;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
@@ -52,6 +53,7 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsResponse;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+import software.amazon.awssdk.services.dynamodb.model.Update;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveRequest;
@@ -335,14 +337,50 @@ final class DynamoDbLockStore implements LockStore {
     }
 
     @Override
-    public void transactWrite(LeaseRef lease, List<TransactWriteItem> items) {
+    public void transactWrite(LeaseRef lease, List<TransactWriteItem> items, boolean release) {
         List<TransactWriteItem> all = new ArrayList<>(items.size() + 1);
-        all.add(heldCheck(lease));
+        all.add(release ? releaseInTransaction(lease) : heldCheck(lease));
         all.addAll(items);
-        send(
-                lease.name(),
-                () -> client.transactWriteItems(
-                        TransactWriteItemsRequest.builder().transactItems(all).build()));
+        try {
+            send(
+                    lease.name(),
+                    () -> client.transactWriteItems(TransactWriteItemsRequest.builder()
+                            .transactItems(all)
+                            .build()));
+        } catch (DynamoDbException e) {
+            if (e.awsErrorDetails() == null
+                    || !"UnknownOperationException".equals(e.awsErrorDetails().errorCode())) {
+                throw e;
+            }
+            // an engine without transactions (dynalite): the same exception, saying what it means
+            throw (DynamoDbException) DynamoDbException.builder()
+                    .message("Lock table '" + tableName + "': its engine refused TransactWriteItems, which "
+                            + (release ? "commitAndRelease" : "transactWrite") + " needs: it has no transactions;"
+                            + " nothing was written and lock '" + lease.name() + "' is still held. Fence with"
+                            + " fencingToken() there. " + e.getMessage())
+                    .awsErrorDetails(e.awsErrorDetails())
+                    .statusCode(e.statusCode())
+                    .requestId(e.requestId())
+                    .cause(e)
+                    .build();
+        }
+    }
+
+    /**
+     * Step 6 as the first item of a transaction: the release's update of the lock item, on the held check's condition.
+     * The SDK gives the request a client token, so its own retry of an applied transaction is answered as applied.
+     */
+    private TransactWriteItem releaseInTransaction(LeaseRef lease) {
+        return TransactWriteItem.builder()
+                .update(Update.builder()
+                        .tableName(tableName)
+                        .key(key(lease.name()))
+                        .updateExpression("REMOVE #owner, #holder")
+                        .conditionExpression("#owner = :owner AND #fence = :fence")
+                        .expressionAttributeNames(Map.of("#owner", OWNER, "#holder", HOLDER, "#fence", FENCE))
+                        .expressionAttributeValues(heldValues(lease))
+                        .build())
+                .build();
     }
 
     private static Map<String, AttributeValue> heldValues(LeaseRef lease) {

@@ -310,6 +310,35 @@ public final class Lease implements AutoCloseable {
     }
 
     /**
+     * Writes {@code items} and releases this lease in one {@code TransactWriteItems}: two requests for a whole
+     * protected cycle (the acquire, then this), where {@link #transactWrite} and {@link #release()} take three. The
+     * release is the transaction's check: it applies only while this acquisition holds the lock, so the items and the
+     * release apply together or not at all, and a lease lost to another holder writes nothing and never disturbs it.
+     * Once applied, the lease has ended as {@link LeaseEnd#RELEASED} and a waiter of this table takes the lock at once.
+     * If the transaction is refused for one of your items' conditions, nothing applied and the lease is still held.
+     * The items must not touch the lock item. Needs an engine with transactions.
+     *
+     * <pre>{@code
+     * try (Lease lease = locks.acquire("invoice-42", Duration.ofSeconds(30), Duration.ofSeconds(45))) {
+     *     Invoice invoice = invoices.build(42);
+     *     lease.commitAndRelease(TransactWriteItem.builder().put(invoices.put(invoice)).build());
+     * } // the close after commitAndRelease does nothing
+     * }</pre>
+     *
+     * @param items the writes, at most 99 (DynamoDB's limit of 100 less the lock item's release)
+     * @throws LeaseLostException if the lease has ended, or the release's condition showed it lost (nothing applied)
+     * @throws software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException if one of the items' own
+     *     conditions failed: nothing applied, the lease is still held
+     * @throws IllegalStateException on a global table with multi-Region strong consistency, which has no
+     *     transactions
+     * @throws NullPointerException if {@code items} or one of them is null
+     */
+    public void commitAndRelease(TransactWriteItem... items) {
+        Objects.requireNonNull(items, "items");
+        keeper.commitAndRelease(this, List.of(items));
+    }
+
+    /**
      * Releases the lease: this process stops believing at once, then a write conditional on owner and fence removes
      * the owner (the item and its token stay). A lost lease sends nothing. A release that fails is logged; the lock then
      * frees itself after one lease.

@@ -398,6 +398,22 @@ final class LeaseKeeper {
 
     /** Step 7: a fenced transaction; a failed held check ends the lease as lost. */
     void transactWrite(Lease lease, List<TransactWriteItem> writes) {
+        transact(lease, writes, false);
+    }
+
+    /**
+     * Steps 7 and 6 in one request: the writes and the release apply together or not at all. Once applied, the lease
+     * ends as released (a renewal that found the owner gone in between may have ended it as lost first).
+     */
+    void commitAndRelease(Lease lease, List<TransactWriteItem> writes) {
+        transact(lease, writes, true);
+        if (end(lease, LeaseEnd.RELEASED, true)) {
+            log.debug("Committed and released lock '{}' (fencing token {})", lease.name(), lease.fencingToken());
+            releasedHere.accept(lease.name());
+        }
+    }
+
+    private void transact(Lease lease, List<TransactWriteItem> writes, boolean release) {
         if (!lease.isHeld()) {
             throw new LeaseLostException(
                     lease.name(),
@@ -407,7 +423,7 @@ final class LeaseKeeper {
         }
         heldCheck(lease); // refuses a table without transactions before anything is sent
         try {
-            store.transactWrite(lease.ref(), writes);
+            store.transactWrite(lease.ref(), writes, release);
         } catch (TransactionCanceledException e) {
             if (LockStore.heldCheckFailed(e)) {
                 if (end(lease, LeaseEnd.LOST, true)) {

@@ -133,8 +133,12 @@ interface LockStore {
     /** Step 7: the held check of a lease, for a {@code TransactWriteItems}. */
     TransactWriteItem heldCheck(LeaseRef lease);
 
-    /** Step 7: sends the held check and the items in one transaction. */
-    void transactWrite(LeaseRef lease, List<TransactWriteItem> items);
+    /**
+     * Step 7: sends the held check and the items in one transaction, the check first; with {@code release}, the check
+     * is the release itself (step 6's update of the lock item, on the same condition), so the items and the release
+     * apply together or not at all.
+     */
+    void transactWrite(LeaseRef lease, List<TransactWriteItem> items, boolean release);
 
     /**
      * Step 9, for {@link LockTable#verify()}.

@@ -160,14 +160,20 @@ final class MemoryLockStore implements LockStore {
 
     /** Checks the held check only: the other items have no table to go to here, so they are not kept. */
     @Override
-    public void transactWrite(LeaseRef lease, List<TransactWriteItem> writes) {
-        if (!holds(items.get(lease.name()), lease)) {
-            throw TransactionCanceledException.builder()
-                    .message("Transaction cancelled: the held check of lock '" + lease.name() + "' failed")
-                    .cancellationReasons(CancellationReason.builder()
-                            .code("ConditionalCheckFailed")
-                            .build())
-                    .build();
+    public void transactWrite(LeaseRef lease, List<TransactWriteItem> writes, boolean release) {
+        synchronized (items) {
+            StoredLock item = items.get(lease.name());
+            if (!holds(item, lease)) {
+                throw TransactionCanceledException.builder()
+                        .message("Transaction cancelled: the held check of lock '" + lease.name() + "' failed")
+                        .cancellationReasons(CancellationReason.builder()
+                                .code("ConditionalCheckFailed")
+                                .build())
+                        .build();
+            }
+            if (release) {
+                items.put(withoutOwner(item));
+            }
         }
     }
 

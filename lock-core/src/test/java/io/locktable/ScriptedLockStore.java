@@ -122,8 +122,8 @@ final class ScriptedLockStore implements LockStore {
     }
 
     @Override
-    public void transactWrite(LeaseRef lease, List<TransactWriteItem> items) {
-        table.transactWrite(lease, items);
+    public void transactWrite(LeaseRef lease, List<TransactWriteItem> items, boolean release) {
+        table.transactWrite(lease, items, release);
     }
 
     @Override
