@@ -34,6 +34,11 @@ class TwoInstancesTest {
     private static final int BATCHES = 6;
 
     private static final Duration BOUND = Duration.ofSeconds(40);
+    /**
+     * The first wait also waits for the two JVMs to start: 36 s each was seen on a 2-core machine running other builds,
+     * so it has a bound of its own, and {@link #BOUND} stays the bound of what the test measures.
+     */
+    private static final Duration STARTUP = Duration.ofSeconds(120);
 
     private final DynamoDbEngine engine;
     private final TestTable table;
@@ -142,7 +147,7 @@ class TwoInstancesTest {
 
     private void scenario(ExportJournal journal, ApplicationProcess a, ApplicationProcess b) throws Exception {
         // a stretch: two whole runs, each longer than the lease, then a third just begun
-        Run running = await().atMost(BOUND)
+        Run running = await().atMost(STARTUP)
                 .pollInterval(Duration.ofMillis(50))
                 .until(
                         () -> {
