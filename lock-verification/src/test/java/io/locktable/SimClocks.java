@@ -11,7 +11,46 @@ import java.util.concurrent.FutureTask;
  */
 final class SimClocks {
 
+    private static final Field SCHEDULED = scheduledField();
+    private static final java.lang.reflect.Method DUE = dueMethod();
+
     private SimClocks() {}
+
+    /**
+     * When the clock's first task falls due, on that clock; {@code fallback} when nothing is scheduled. The simulation
+     * moves time to the earliest such moment of all processes, so tasks of different processes run in the order of
+     * the simulation's time (read by reflection: ManualLockClock keeps its queue to itself).
+     */
+    static long nextDue(ManualLockClock clock, long fallback) {
+        try {
+            java.util.PriorityQueue<?> queue = (java.util.PriorityQueue<?>) SCHEDULED.get(clock);
+            Object first = queue.peek(); // the simulation's one thread is the only one that touches the clock
+            return first == null ? fallback : (long) DUE.invoke(first);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Field scheduledField() {
+        try {
+            Field field = ManualLockClock.class.getDeclaredField("scheduled");
+            field.setAccessible(true);
+            return field;
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static java.lang.reflect.Method dueMethod() {
+        try {
+            Class<?> scheduled = Class.forName("io.locktable.ManualLockClock$Scheduled");
+            java.lang.reflect.Method method = scheduled.getDeclaredMethod("dueNanos");
+            method.setAccessible(true);
+            return method;
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     static String pendingTasksOtherThanGiveBacks(ManualLockClock clock) {
         try {

@@ -31,10 +31,15 @@ final class SimProcess {
     long pausedUntil;
 
     boolean busy;
+    /** Until when none of its requests gets through while it keeps running, in the simulation's time; 0 when none. */
+    long partitionedUntil;
     /** The last time a fault, a pause or a late answer hit it: the liveness bound counts from there. */
     long lastTroubleNanos;
 
     final List<Lease> leases = new ArrayList<>();
+    /** Leases this process has seen end: none may ever be believed again. */
+    final java.util.Set<Lease> ended = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
     final List<Waiter> waiters = new ArrayList<>();
     /** The completion executor: completions run when the simulation drains them, on its thread. */
     final ArrayDeque<Runnable> completions = new ArrayDeque<>();
@@ -61,6 +66,11 @@ final class SimProcess {
     /** This process's clock reading at the simulation's time {@code now}. */
     long clockAt(long now) {
         return clockOrigin + Math.round(rate * (now - clockStart));
+    }
+
+    /** The simulation's time at which its clock reads {@code local}: the first moment {@link #clockAt} reaches it. */
+    long timeAt(long local) {
+        return clockStart + (long) Math.ceil((local - clockOrigin) / rate) + 1;
     }
 
     /** Moves its clock to the simulation's time, running due tasks unless it stands still. */

@@ -32,10 +32,12 @@ final class Simulation implements SimStore.World {
 
     /**
      * A holder's belief and a contender's takeover are both a lease long on their own clocks: with rates within {@link
-     * #RATE_BOUND} they may overlap by twice that share of a lease, the margin the timer's expiry guard covers for a
-     * timer that runs on time. A belief with less than that left is not counted.
+     * #RATE_BOUND} of the simulation's they may overlap by (1 + bound) / (1 - bound) - 1, just over twice the bound, of a
+     * lease; the timer's expiry guard (a twentieth of a lease, at most 100 ms) covers that for a timer that runs on time,
+     * but a process whose clock has not caught up with this step yet has not run its timer. A belief with less than
+     * three times the bound of a lease left is not counted.
      */
-    static final double RATE_MARGIN = 2 * RATE_BOUND;
+    static final double RATE_MARGIN = 3 * RATE_BOUND;
 
     private static final AtomicLong TABLES = new AtomicLong();
 
@@ -108,10 +110,30 @@ final class Simulation implements SimStore.World {
 
     private void step() {
         steps++;
-        advance(1_000_000 + (long) (random.nextDouble() * leaseNanos / 10));
+        advance(untilNextTask(1_000_000 + (long) (random.nextDouble() * leaseNanos / 10)));
         if (random.nextInt(2) == 0) {
             act();
         }
+    }
+
+    /**
+     * How far the next step may go: no further than the first task of any process that runs its timer, so that tasks
+     * of different processes run in the order of the simulation's time, as on one real time line (a step that went
+     * past one process's task and ran another's later one first would let a contender see a write before it was sent).
+     */
+    private long untilNextTask(long quantum) {
+        long target = now + Math.max(1, quantum);
+        for (SimProcess process : processes) {
+            if (process.canAct()) {
+                long due = SimClocks.nextDue(process.clock, process.clock.nanoTime() + quantum);
+                target = Math.min(target, Math.max(now + 1, process.timeAt(due)));
+            }
+        }
+        Landing landing = landings.peek();
+        if (landing != null) {
+            target = Math.min(target, Math.max(now + 1, landing.atNanos()));
+        }
+        return target - now;
     }
 
     /** Moves the simulation's time on, and every process's clock with it, in an order the seed chooses. */
@@ -180,6 +202,9 @@ final class Simulation implements SimStore.World {
                 action = "pause";
                 process.pausedUntil = now + leaseNanos / 2 + (long) (random.nextDouble() * leaseNanos * 3);
                 process.lastTroubleNanos = process.pausedUntil;
+            } else if (dice < 74) {
+                action = "partition";
+                partition(process);
             } else if (dice < 75) {
                 action = "close";
                 close(process);
@@ -204,6 +229,12 @@ final class Simulation implements SimStore.World {
         trace(action, process.id);
         collectWaiters(process);
         check("after " + process + " " + action + " " + name);
+    }
+
+    /** Cuts a running process off the table for a while: its renewals fail, it goes on believing until its end. */
+    private void partition(SimProcess process) {
+        process.partitionedUntil = now + leaseNanos / 2 + (long) (random.nextDouble() * leaseNanos * 3);
+        process.lastTroubleNanos = process.partitionedUntil;
     }
 
     private java.util.Optional<Lease> heldLease(SimProcess process) {
@@ -244,7 +275,7 @@ final class Simulation implements SimStore.World {
                 }
             }
         }
-        process.leases.removeIf(l -> l.end().isPresent() && process.leases.size() > 8);
+        process.leases.removeIf(l -> l.end().isPresent() && process.leases.size() > 8 && process.ended.remove(l));
     }
 
     /** Closes a process's table at any point: it must leave nothing held, waiting or scheduled; then restarts it. */
@@ -283,6 +314,8 @@ final class Simulation implements SimStore.World {
                 .completionExecutor(process.completions::add)
                 .build();
         process.leases.clear();
+        process.ended.clear();
+        process.partitionedUntil = 0;
         process.waiters.clear();
         process.completions.clear();
         process.lastTroubleNanos = now;
@@ -316,16 +349,33 @@ final class Simulation implements SimStore.World {
             }
             checkLiveness(name, when);
         }
+        for (SimProcess process : processes) {
+            if (!process.canAct()) {
+                continue;
+            }
+            for (Lease lease : process.leases) {
+                // on its own clock, which only moves forward: what a thread of the process would read
+                boolean believed = lease.isHeld();
+                if (!believed) {
+                    process.ended.add(lease);
+                } else if (process.ended.contains(lease)) {
+                    violation(process + ": a lease that had ended is believed again " + when + ": " + lease);
+                }
+            }
+        }
     }
 
-    /** A free lock is granted to a waiter within a lease, a third and one poll (and the clock-rate margin). */
+    /**
+     * A free lock (released, or its item deleted) is granted to a waiter within one poll: a third of the holder's lease
+     * and its jitter of a tenth, plus a race retry; the clock-rate margin on top. (A holder that stopped renewing is
+     * taken over within a lease, a third and one poll: that bound is checked by the believers' timing above, not here.)
+     */
     private void checkLiveness(String name, String when) {
         Long free = freeSince.get(name);
         if (free == null) {
             return;
         }
-        long bound =
-                (long) ((leaseNanos + leaseNanos / 3 + leaseNanos * 11 / 30 + 200_000_000L) * (1 + 3 * RATE_BOUND));
+        long bound = (long) ((leaseNanos * 11 / 30 + 150_000_000L) * (1 + 3 * RATE_BOUND));
         for (SimProcess process : processes) {
             if (!process.canAct()) {
                 continue;
@@ -347,7 +397,11 @@ final class Simulation implements SimStore.World {
     @Override
     public SimFault fault(SimProcess process, String operation) {
         SimFault fault = SimFault.NONE;
-        if (random.nextDouble() < faultChance) {
+        if (process.partitionedUntil != 0 && now - process.partitionedUntil < 0) {
+            fault = random.nextInt(4) == 0 ? SimFault.LANDS_LATER : SimFault.FAIL_BEFORE;
+            faults++;
+            process.lastTroubleNanos = now;
+        } else if (random.nextDouble() < faultChance) {
             SimFault[] all = SimFault.values();
             fault = all[1 + random.nextInt(all.length - 1)];
             if (fault == SimFault.LATE_ANSWER && depth > 0) {
@@ -372,7 +426,8 @@ final class Simulation implements SimStore.World {
         try {
             while (now - until < 0 && violations.isEmpty()) {
                 steps++;
-                advance(1_000_000 + (long) (random.nextDouble() * leaseNanos / 10));
+                advance(untilNextTask(
+                        Math.min(until - now, 1_000_000 + (long) (random.nextDouble() * leaseNanos / 10))));
                 if (random.nextInt(2) == 0) {
                     act();
                 }
@@ -382,6 +437,9 @@ final class Simulation implements SimStore.World {
             process.sync(now); // a jump: its timer runs what fell due once the call it is in returns
             process.busy = false;
             process.lastTroubleNanos = now;
+            if (random.nextInt(3) == 0) {
+                partition(process); // the late answer was the last one to get through
+            }
         }
     }
 

@@ -48,10 +48,14 @@ public final class LockWorkload {
             for (int id = 0; id < settings.clients(); id++) {
                 TcpProxy proxy = TcpProxy.start(engine.endpoint());
                 opened.add(proxy);
+                PauseInsideWrite pauseInsideWrite = new PauseInsideWrite();
+                // the set's requests may outlast a pause inside them; the lock's own requests carry their own timeouts
+                Duration attempt = settings.pause().plus(settings.lease());
                 DynamoDbClient client = engine.clientBuilder()
                         .endpointOverride(proxy.endpoint())
-                        .overrideConfiguration(o -> o.apiCallAttemptTimeout(settings.lease())
-                                .apiCallTimeout(settings.lease().multipliedBy(3)))
+                        .overrideConfiguration(o -> o.addExecutionInterceptor(pauseInsideWrite)
+                                .apiCallAttemptTimeout(attempt)
+                                .apiCallTimeout(attempt.multipliedBy(2)))
                         .build();
                 opened.add(client);
                 LockTable.Builder builder = LockTable.builder(client, table.name(), table.partitionKey());
@@ -61,7 +65,17 @@ public final class LockWorkload {
                 ClientNetwork network = new ClientNetwork(proxy);
                 networks.add(network);
                 WorkloadClient worker = new WorkloadClient(
-                        id, locks, client, network, set, settings, history, somebodyPaused, pauses, deadline);
+                        id,
+                        locks,
+                        client,
+                        network,
+                        pauseInsideWrite,
+                        set,
+                        settings,
+                        history,
+                        somebodyPaused,
+                        pauses,
+                        deadline);
                 threads.add(new Thread(worker, "workload-client-" + id));
             }
             if (settings.networkFaults()) {

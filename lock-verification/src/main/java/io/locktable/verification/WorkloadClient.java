@@ -25,6 +25,7 @@ final class WorkloadClient implements Runnable {
     private final LockTable locks;
     private final DynamoDbClient client;
     private final ClientNetwork network;
+    private final PauseInsideWrite pauseInsideWrite;
     private final SetItem set;
     private final WorkloadSettings settings;
     private final History history;
@@ -39,6 +40,7 @@ final class WorkloadClient implements Runnable {
             LockTable locks,
             DynamoDbClient client,
             ClientNetwork network,
+            PauseInsideWrite pauseInsideWrite,
             SetItem set,
             WorkloadSettings settings,
             History history,
@@ -49,6 +51,7 @@ final class WorkloadClient implements Runnable {
         this.locks = locks;
         this.client = client;
         this.network = network;
+        this.pauseInsideWrite = pauseInsideWrite;
         this.set = set;
         this.settings = settings;
         this.history = history;
@@ -112,11 +115,31 @@ final class WorkloadClient implements Runnable {
         }
     }
 
+    /**
+     * Now and then the process stands still for longer than the lease, while its network lets nothing through: half
+     * the time before the write is called (the library's own check of the lease then refuses a fenced write), half the
+     * time inside the write, after that check, just before the request leaves (only the table's condition can refuse
+     * it then).
+     */
     private void maybePause() throws InterruptedException {
         if (random.nextDouble() >= settings.pauseChance() || !somebodyPaused.compareAndSet(false, true)) {
             return;
         }
         pauses.incrementAndGet();
+        if (random.nextBoolean()) {
+            pauseInsideWrite.arm(() -> {
+                try {
+                    pause();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            return;
+        }
+        pause();
+    }
+
+    private void pause() throws InterruptedException {
         network.pause();
         try {
             Thread.sleep(settings.pause().toMillis());
