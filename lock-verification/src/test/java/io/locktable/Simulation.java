@@ -58,6 +58,10 @@ final class Simulation implements SimStore.World {
     private final Map<String, Long> lastFence = new HashMap<>();
     private final Set<String> deletedSinceGrant = new HashSet<>();
     private final Map<String, Long> freeSince = new HashMap<>();
+    /** Since when each held lock's item has kept its record version: a holder that stopped renewing. */
+    private final Map<String, Long> unchangedSince = new HashMap<>();
+
+    private final Map<String, String> lastRvn = new HashMap<>();
     /** When an operator last deleted each lock's item: its holder then believes until its next renewal or its end. */
     private final Map<String, Long> deletedAt = new HashMap<>();
 
@@ -366,16 +370,21 @@ final class Simulation implements SimStore.World {
     }
 
     /**
-     * A free lock (released, or its item deleted) is granted to a waiter within one poll: a third of the holder's lease
-     * and its jitter of a tenth, plus a race retry; the clock-rate margin on top. (A holder that stopped renewing is
-     * taken over within a lease, a third and one poll: that bound is checked by the believers' timing above, not here.)
+     * Liveness: a free lock (released, or its item deleted) is granted to a waiter within one poll (a third of the
+     * holder's lease, its jitter of a tenth and a race retry), and a lock whose holder stopped renewing within a lease
+     * more; the clock-rate margin on top, counted from when the waiter started or was last hit by a fault.
      */
     private void checkLiveness(String name, String when) {
         Long free = freeSince.get(name);
+        long bound = (long) ((leaseNanos * 11 / 30 + 150_000_000L) * (1 + 3 * RATE_BOUND));
+        if (free == null) {
+            // a holder that stopped renewing: taken over within a lease, a third and one poll of the waiter's sight
+            free = unchangedSince.get(name);
+            bound += (long) (leaseNanos * (1 + 3 * RATE_BOUND));
+        }
         if (free == null) {
             return;
         }
-        long bound = (long) ((leaseNanos * 11 / 30 + 150_000_000L) * (1 + 3 * RATE_BOUND));
         for (SimProcess process : processes) {
             if (!process.canAct()) {
                 continue;
@@ -384,8 +393,8 @@ final class Simulation implements SimStore.World {
                 if (waiter.name().equals(name) && !waiter.future().isDone()) {
                     long since = Math.max(free, Math.max(waiter.sinceNanos(), process.lastTroubleNanos));
                     if (now - since > bound) {
-                        violation(process + " waits for " + name + ", free for " + (now - free) / 1_000_000
-                                + " ms, and was not granted it " + when);
+                        violation(process + " waits for " + name + ", free (or its holder silent) for "
+                                + (now - free) / 1_000_000 + " ms, and was not granted it " + when);
                     }
                 }
             }
@@ -453,8 +462,13 @@ final class Simulation implements SimStore.World {
         StoredLock item = items.get(name);
         if (item == null || item.owner() == null) {
             freeSince.putIfAbsent(name, now);
+            unchangedSince.remove(name);
+            lastRvn.remove(name);
         } else {
             freeSince.remove(name);
+            if (!item.rvn().equals(lastRvn.put(name, item.rvn()))) {
+                unchangedSince.put(name, now);
+            }
         }
     }
 
