@@ -58,8 +58,8 @@ for patch in "${patches[@]}"; do
         -Dlocktable.workload.seconds="$workload_seconds" -Dlocktable.workload.seed=1) > "$log" 2>&1
     if grep -qE 'LockWorkloadTest\.writes[A-Za-z]*:[0-9]+' "$log"; then
       result=caught; by="workload ($engine)"
-      detail=$(grep -oE '\[workload\] [A-Z_]+ on [a-z]+ .*lost=[1-9][0-9]*.*|\[workload\] .*tokenRegressions=[1-9].*' \
-          "$scratch"/lock-verification/target/surefire-reports/*LockWorkloadTest-output.txt | head -1 | cut -c1-160)
+      detail=$(grep -hE '\[workload\] (HELD_CHECK|FENCING_TOKEN) .*(lost=[1-9]|tokenRegressions=[1-9]|sharedTokens=[1-9])' \
+          "$scratch"/lock-verification/target/surefire-reports/*LockWorkloadTest-output.txt | head -1 | cut -c1-200)
     fi
   fi
   echo "| $name | $result | $by | $(( $(date +%s) - started )) | ${detail//|/\\|} |"

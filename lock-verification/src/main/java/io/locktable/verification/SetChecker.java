@@ -1,13 +1,15 @@
 package io.locktable.verification;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
  * Checks a set workload's history against the set's final read, as Jepsen's set checker does: every acknowledged add
- * must be in the final read; and the set's own log of the fencing tokens of the writes it applied, in order, must
- * never go back (a write of an ended lease landing after a newer holder's).
+ * must be in the final read; the set's own log of the fencing tokens of the writes it applied, in order, must never
+ * go back (a write of an ended lease landing after a newer holder's); and no two operations, each under an
+ * acquisition of its own, may hold the same token.
  */
 public final class SetChecker {
 
@@ -28,9 +30,16 @@ public final class SetChecker {
         int unknown = 0;
         List<Long> lost = new ArrayList<>();
         List<Long> failedButPresent = new ArrayList<>();
+        Set<Long> tokens = new HashSet<>();
+        int shared = 0;
         for (Op op : ops) {
             switch (op.type()) {
-                case INVOKE -> attempts++;
+                case INVOKE -> {
+                    attempts++;
+                    if (!tokens.add(op.token())) {
+                        shared++; // each operation acquires anew: its token must be one no other holder had
+                    }
+                }
                 case OK -> {
                     ok++;
                     if (!finalElements.contains(op.element())) {
@@ -52,6 +61,6 @@ public final class SetChecker {
                 regressions++;
             }
         }
-        return new Verdict(attempts, ok, failed, unknown, lost, failedButPresent, regressions);
+        return new Verdict(attempts, ok, failed, unknown, lost, failedButPresent, regressions, shared);
     }
 }

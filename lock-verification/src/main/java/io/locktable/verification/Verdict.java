@@ -14,6 +14,8 @@ import java.util.List;
  *     not a violation, since a retried request's refusal does not prove the first attempt was not applied
  * @param tokenRegressions places where the set's log of applied writes shows a fencing token lower than the one
  *     before it: a write of an ended lease applied after a newer holder's; each one is a violation
+ * @param sharedTokens operations whose lease had a fencing token another operation's lease had too: each operation
+ *     runs under an acquisition of its own, and tokens rise from holder to holder; each one is a violation
  */
 public record Verdict(
         int attempts,
@@ -22,11 +24,12 @@ public record Verdict(
         int unknown,
         List<Long> lost,
         List<Long> failedButPresent,
-        int tokenRegressions) {
+        int tokenRegressions,
+        int sharedTokens) {
 
-    /** @return true when neither an acknowledged element was lost nor a token went back */
+    /** @return true when no acknowledged element was lost, no token went back and no token was granted twice */
     public boolean valid() {
-        return lost.isEmpty() && tokenRegressions == 0;
+        return lost.isEmpty() && tokenRegressions == 0 && sharedTokens == 0;
     }
 
     @Override
