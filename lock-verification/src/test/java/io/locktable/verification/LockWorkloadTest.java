@@ -59,5 +59,8 @@ class LockWorkloadTest {
         assertThat(result.verdict().tokenRegressions())
                 .as("token regressions (%s)", result)
                 .isZero();
+        assertThat(result.verdict().sharedTokens())
+                .as("fencing tokens held by two operations (%s)", result)
+                .isZero();
     }
 }
