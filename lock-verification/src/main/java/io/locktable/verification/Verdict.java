@@ -36,6 +36,6 @@ public record Verdict(
     public String toString() {
         return "attempts=" + attempts + " ok=" + acknowledged + " fail=" + failed + " info=" + unknown + " lost="
                 + lost.size() + " failedButPresent=" + failedButPresent.size() + " tokenRegressions="
-                + tokenRegressions;
+                + tokenRegressions + " sharedTokens=" + sharedTokens;
     }
 }
