@@ -19,8 +19,10 @@ final class SimRunner {
 
     private SimRunner() {}
 
+    private static volatile boolean refused;
+
     static boolean jitterReplayed() {
-        return SEED != null && ID != null;
+        return SEED != null && ID != null && !refused;
     }
 
     /**
@@ -47,8 +49,8 @@ final class SimRunner {
                         try {
                             ID.setLong(Thread.currentThread(), 1_000_003L);
                             SEED.setLong(Thread.currentThread(), seed);
-                        } catch (IllegalAccessException e) {
-                            throw new IllegalStateException(e);
+                        } catch (IllegalAccessException | RuntimeException e) {
+                            refused = true; // a JVM that keeps final fields final: the jitter is not replayed
                         }
                     }
                     try {
