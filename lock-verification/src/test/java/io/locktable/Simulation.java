@@ -133,6 +133,11 @@ final class Simulation implements SimStore.World {
                 target = Math.min(target, Math.max(now + 1, process.timeAt(due)));
             }
         }
+        for (SimProcess process : processes) {
+            if (process.paused()) {
+                target = Math.min(target, Math.max(now + 1, process.pausedUntil)); // it resumes on time
+            }
+        }
         Landing landing = landings.peek();
         if (landing != null) {
             target = Math.min(target, Math.max(now + 1, landing.atNanos()));
@@ -162,6 +167,10 @@ final class Simulation implements SimStore.World {
                 continue; // its clock moves on when its late answer comes
             }
             if (process.paused() && now - process.pausedUntil >= 0) {
+                // its clock has gone on while it stood still: it reads the time now before its timer runs what fell
+                // due, or those tasks would run at the time of the last step, and a read among them would date what
+                // it saw too early
+                process.sync(now);
                 process.pausedUntil = 0;
                 process.lastTroubleNanos = now;
             }
@@ -495,7 +504,10 @@ final class Simulation implements SimStore.World {
     @Override
     public void violation(String what) {
         if (events != null && violations.isEmpty()) {
-            events.subList(Math.max(0, events.size() - 80), events.size()).forEach(System.out::println);
+            events.subList(
+                            Math.max(0, events.size() - Integer.getInteger("locktable.sim.eventCount", 80)),
+                            events.size())
+                    .forEach(System.out::println);
         }
         violations.add("t=" + now / 1_000_000 + "ms step " + steps + ": " + what);
     }
