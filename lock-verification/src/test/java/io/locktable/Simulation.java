@@ -134,8 +134,8 @@ final class Simulation implements SimStore.World {
             }
         }
         for (SimProcess process : processes) {
-            if (process.paused()) {
-                target = Math.min(target, Math.max(now + 1, process.pausedUntil)); // it resumes on time
+            if (process.paused() && !process.busy && process.pausedUntil - now > 0) {
+                target = Math.min(target, process.pausedUntil); // it resumes on time
             }
         }
         Landing landing = landings.peek();
