@@ -1,0 +1,100 @@
+package io.locktable;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One simulated process: a real {@link LockTable} over its own {@link SimStore} and {@link ManualLockClock}, whose
+ * clock runs at its own rate of the simulation's time. A process can stand still (paused: its clock goes on, its
+ * timer does not run), wait for a late answer (busy), and be closed and started again (a new incarnation, with a new
+ * table and clock, that knows nothing of the last one).
+ */
+final class SimProcess {
+
+    /** A waiting acquire and when it started, in the simulation's time. */
+    record Waiter(String name, CompletableFuture<Lease> future, long sinceNanos) {}
+
+    final int id;
+    final double rate;
+    int incarnation;
+    ManualLockClock clock;
+    LockTable table;
+    SimStore store;
+    /** The simulation's time at which this clock read {@link #clockOrigin}. */
+    long clockStart;
+
+    long clockOrigin;
+    /** Until when it stands still, in the simulation's time; 0 when running. */
+    long pausedUntil;
+
+    boolean busy;
+    /** Until when none of its requests gets through while it keeps running, in the simulation's time; 0 when none. */
+    long partitionedUntil;
+    /** The last time a fault, a pause or a late answer hit it: the liveness bound counts from there. */
+    long lastTroubleNanos;
+
+    final List<Lease> leases = new ArrayList<>();
+    /** Leases this process has seen end: none may ever be believed again. */
+    final java.util.Set<Lease> ended = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
+    final List<Waiter> waiters = new ArrayList<>();
+    /** The completion executor: completions run when the simulation drains them, on its thread. */
+    final ArrayDeque<Runnable> completions = new ArrayDeque<>();
+
+    SimProcess(int id, double rate) {
+        this.id = id;
+        this.rate = rate;
+    }
+
+    /** A lease handed to the user: its table knows its token from now on. */
+    void handed(Lease lease) {
+        leases.add(lease);
+        store.highestToken.merge(lease.name(), lease.fencingToken(), Math::max);
+    }
+
+    boolean paused() {
+        return pausedUntil != 0;
+    }
+
+    boolean canAct() {
+        return !paused() && !busy;
+    }
+
+    /** This process's clock reading at the simulation's time {@code now}. */
+    long clockAt(long now) {
+        return clockOrigin + Math.round(rate * (now - clockStart));
+    }
+
+    /** The simulation's time at which its clock reads {@code local}: the first moment {@link #clockAt} reaches it. */
+    long timeAt(long local) {
+        return clockStart + (long) Math.ceil((local - clockOrigin) / rate) + 1;
+    }
+
+    /** Moves its clock to the simulation's time, running due tasks unless it stands still. */
+    void sync(long now) {
+        long by = clockAt(now) - clock.nanoTime();
+        if (by <= 0) {
+            return;
+        }
+        if (paused() || busy) {
+            clock.jump(Duration.ofNanos(by));
+        } else {
+            clock.advance(Duration.ofNanos(by));
+        }
+    }
+
+    void drainCompletions() {
+        Runnable next;
+        while ((next = completions.poll()) != null) {
+            next.run();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "p" + id + "." + incarnation;
+    }
+}
