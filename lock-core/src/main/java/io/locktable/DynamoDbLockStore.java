@@ -88,6 +88,15 @@ final class DynamoDbLockStore implements LockStore {
     /** The first version of global tables: every replica takes writes, and conditions are checked per region. */
     private static final String LEGACY_GLOBAL_TABLES = "2017.11.29";
 
+    /** Step 6's update: the owner goes, the item and its fence stay. */
+    private static final String RELEASE = "REMOVE #owner, #holder";
+
+    /** The held check (steps 6 and 7): this acquisition's owner and fence. */
+    private static final String HELD = "#owner = :owner AND #fence = :fence";
+
+    private static final Map<String, String> RELEASE_NAMES =
+            Map.of("#owner", OWNER, "#holder", HOLDER, "#fence", FENCE);
+
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
     private final Requests client;
@@ -271,9 +280,9 @@ final class DynamoDbLockStore implements LockStore {
         UpdateItemRequest request = UpdateItemRequest.builder()
                 .tableName(tableName)
                 .key(key(lease.name()))
-                .updateExpression("REMOVE #owner, #holder")
-                .conditionExpression("#owner = :owner AND #fence = :fence")
-                .expressionAttributeNames(Map.of("#owner", OWNER, "#holder", HOLDER, "#fence", FENCE))
+                .updateExpression(RELEASE)
+                .conditionExpression(HELD)
+                .expressionAttributeNames(RELEASE_NAMES)
                 .expressionAttributeValues(heldValues(lease))
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                 .overrideConfiguration(o -> o.apiCallTimeout(timeout))
@@ -329,7 +338,7 @@ final class DynamoDbLockStore implements LockStore {
                 .conditionCheck(ConditionCheck.builder()
                         .tableName(tableName)
                         .key(key(partitionKey, sortKey, lease.name()))
-                        .conditionExpression("#owner = :owner AND #fence = :fence")
+                        .conditionExpression(HELD)
                         .expressionAttributeNames(Map.of("#owner", OWNER, "#fence", FENCE))
                         .expressionAttributeValues(heldValues(lease))
                         .build())
@@ -375,9 +384,9 @@ final class DynamoDbLockStore implements LockStore {
                 .update(Update.builder()
                         .tableName(tableName)
                         .key(key(lease.name()))
-                        .updateExpression("REMOVE #owner, #holder")
-                        .conditionExpression("#owner = :owner AND #fence = :fence")
-                        .expressionAttributeNames(Map.of("#owner", OWNER, "#holder", HOLDER, "#fence", FENCE))
+                        .updateExpression(RELEASE)
+                        .conditionExpression(HELD)
+                        .expressionAttributeNames(RELEASE_NAMES)
                         .expressionAttributeValues(heldValues(lease))
                         .build())
                 .build();
