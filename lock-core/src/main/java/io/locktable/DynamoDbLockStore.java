@@ -306,7 +306,7 @@ final class DynamoDbLockStore implements LockStore {
         UpdateItemRequest request = UpdateItemRequest.builder()
                 .tableName(tableName)
                 .key(key(name))
-                .updateExpression("REMOVE #owner, #holder")
+                .updateExpression(RELEASE)
                 .conditionExpression("#owner = :owner AND #rvn = :rvn")
                 .expressionAttributeNames(Map.of("#owner", OWNER, "#holder", HOLDER, "#rvn", RVN))
                 .expressionAttributeValues(
