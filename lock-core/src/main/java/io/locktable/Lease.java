@@ -316,7 +316,9 @@ public final class Lease implements AutoCloseable {
      * release apply together or not at all, and a lease lost to another holder writes nothing and never disturbs it.
      * Once applied, the lease has ended as {@link LeaseEnd#RELEASED} and a waiter of this table takes the lock at once.
      * If the transaction is refused for one of your items' conditions, nothing applied and the lease is still held.
-     * The items must not touch the lock item. Needs an engine with transactions.
+     * The items must not touch the lock item. Needs an engine with transactions. Like {@link #release()}, it ends the
+     * lease, so work registered on it is stopped: called inside {@code runLocked} or {@link #interruptOnEnd()}, it
+     * interrupts its own thread (the registration's close clears that interrupt).
      *
      * <pre>{@code
      * try (Lease lease = locks.acquire("invoice-42", Duration.ofSeconds(30), Duration.ofSeconds(45))) {
