@@ -34,7 +34,11 @@ class ObservabilityAutoConfigurationTest {
     /** How long the meters may take to hear an event of the table, which reaches them on its event thread. */
     private static final Duration WITHIN_EVENTS = Duration.ofSeconds(5);
 
-    private static final Duration LEASE = Duration.ofSeconds(2);
+    /**
+     * Long enough that a loaded host cannot lose a lease while a test reads its gauges (a lost ad hoc lease removes
+     * its gauge, which read as a missing meter); the renewal check still waits only a third of it.
+     */
+    private static final Duration LEASE = Duration.ofSeconds(9);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(StarterAutoConfigurations.WITH_ACTUATOR)
