@@ -115,14 +115,14 @@ final class Acquirer {
     private final LockClock clock;
     private final Workers workers;
     private final Listeners listeners;
-    private final FenceHighWater fences;
+    /** The fence marks and the holders this table saw: kept while a name is in use here, a bounded few after. */
+    private final LockMemory memory;
+
     private final LeaseKeeper keeper;
     private final Handover handover;
     private final boolean realTime;
     private final BooleanSupplier tableClosed;
     private final CallerContext.Capture callerContext;
-    /** The holders this table saw: kept while a name is in use here, a bounded few after ({@link Sightings}). */
-    private final Sightings sightings = new Sightings();
 
     /**
      * @param realTime whether the clock is real time, so a wait may end early on a handover
@@ -134,7 +134,7 @@ final class Acquirer {
             LockClock clock,
             Workers workers,
             Listeners listeners,
-            FenceHighWater fences,
+            LockMemory memory,
             LeaseKeeper keeper,
             Handover handover,
             boolean realTime,
@@ -144,7 +144,7 @@ final class Acquirer {
         this.clock = clock;
         this.workers = workers;
         this.listeners = listeners;
-        this.fences = fences;
+        this.memory = memory;
         this.keeper = keeper;
         this.handover = handover;
         this.realTime = realTime;
@@ -222,7 +222,7 @@ final class Acquirer {
             String name, Duration lease, long maxWaitNanos, @Nullable Runnable onWake, boolean strictWait) {
         CallerContext caller = callerContext.capture();
         long id = started(name, caller);
-        sightings.enter(name); // the holder it sees is remembered between its attempts, until it stops waiting
+        memory.enter(name); // the holder it sees is remembered between its attempts, until it stops waiting
         return new Waiting(
                 name,
                 id,
@@ -241,7 +241,7 @@ final class Acquirer {
      * CallerContext)} when it runs, with the context captured here.
      */
     Waiting startAttempt(String name, Duration lease, Runnable onClose) {
-        sightings.enter(name); // in use while queued, as a waiting acquire: left in stopWaiting
+        memory.enter(name); // in use while queued, as a waiting acquire: left in stopWaiting
         return new Waiting(
                 name,
                 0,
@@ -258,7 +258,7 @@ final class Acquirer {
     void stopWaiting(Waiting waiting) {
         ended(waiting, AcquireOutcome.CANCELLED);
         handover.leave(waiting.waiter);
-        sightings.leave(waiting.name);
+        memory.leave(waiting.name);
     }
 
     /**
@@ -334,7 +334,7 @@ final class Acquirer {
      */
     boolean handedOver(Waiting waiting) {
         if (realTime && handover.woken(waiting.waiter)) {
-            sightings.forget(waiting.name);
+            memory.forgetHolder(waiting.name);
             return true;
         }
         return false;
@@ -390,22 +390,17 @@ final class Acquirer {
                 CallerContext.NONE);
     }
 
-    /** How many holders this table remembers, for tests of what tried names leave behind. */
-    int sightingsKept() {
-        return sightings.size();
-    }
-
     /**
      * An election on the lock begins: the holder it sees is remembered across its attempts, however many other names
      * the table tries meanwhile, until {@link #stopContending}.
      */
     void startContending(String name) {
-        sightings.enter(name);
+        memory.enter(name);
     }
 
     /** An election begun with {@link #startContending} stopped. */
     void stopContending(String name) {
-        sightings.leave(name);
+        memory.leave(name);
     }
 
     /** The table closes: every waiting acquire wakes, and ends on finding the table closed. */
@@ -416,16 +411,16 @@ final class Acquirer {
     /** A strongly consistent read, for {@link LockTable#read}. */
     @Nullable
     StoredLock read(String name, Duration timeout) {
-        fences.enter(name);
+        memory.enter(name);
         try {
             long sent = clock.nanoTime();
             StoredLock stored = store.read(name, timeout);
             if (stored != null) {
-                fences.observed(name, stored.fence(), sent, clock.nanoTime());
+                memory.observed(name, stored.fence(), sent, clock.nanoTime());
             }
             return stored;
         } finally {
-            fences.leave(name);
+            memory.leave(name);
         }
     }
 
@@ -434,7 +429,7 @@ final class Acquirer {
         if (!realTime) {
             clock.sleep(nanos); // a clock of the caller's own: its time is not real time
         } else if (handover.await(waiting.waiter, nanos)) {
-            sightings.forget(waiting.name); // released by this very table: the next attempt writes at once
+            memory.forgetHolder(waiting.name); // released by this very table: the next attempt writes at once
         }
     }
 
@@ -487,18 +482,16 @@ final class Acquirer {
      * @param waitLeftNanos how long the caller still waits; no request outlasts it
      */
     private Attempt attempt(String name, Duration lease, long waitLeftNanos) {
-        fences.enter(name);
-        sightings.enter(name);
+        memory.enter(name);
         try {
             return attemptInUse(name, lease, waitLeftNanos);
         } finally {
-            sightings.leave(name);
-            fences.leave(name);
+            memory.leave(name);
         }
     }
 
     private Attempt attemptInUse(String name, Duration lease, long waitLeftNanos) {
-        Protocol.Seen seen = sightings.get(name);
+        Protocol.Seen seen = memory.seen(name);
         if (!Protocol.readsFirst(seen)) {
             return write(name, lease, null, waitLeftNanos); // step 2
         }
@@ -506,7 +499,7 @@ final class Acquirer {
         StoredLock current = store.read(name, Timing.readTimeout(lease, waitLeftNanos));
         long answered = clock.nanoTime();
         if (current != null && current.isHeld()) {
-            fences.observed(name, current.fence(), sent, answered);
+            memory.observed(name, current.fence(), sent, answered);
         }
         long waitLeft = waitLeftNanos - (answered - sent);
         Protocol.Next next = Protocol.afterRead(seen, current, answered);
@@ -516,7 +509,7 @@ final class Acquirer {
         if (next instanceof Protocol.Busy busy) {
             return busy(name, Objects.requireNonNull(current), busy);
         }
-        sightings.forget(name);
+        memory.forgetHolder(name);
         return write(name, lease, null, waitLeft);
     }
 
@@ -534,7 +527,7 @@ final class Acquirer {
                 rvn,
                 lease,
                 wall,
-                fences.highest(name),
+                memory.highest(name),
                 Timing.acquireTimeout(lease, waitLeftNanos));
         LockStore.AcquireAnswer answer;
         try {
@@ -555,11 +548,11 @@ final class Acquirer {
             return granted(name, lease, seenRvn != null, granted.mine(), acquisition, version, sent, answered, wall);
         }
         StoredLock holder = ((LockStore.Refused) answer).current();
-        Protocol.Busy busy = Protocol.afterRefusal(sightings.get(name), holder, answered); // step 3
+        Protocol.Busy busy = Protocol.afterRefusal(memory.seen(name), holder, answered); // step 3
         if (holder == null || busy.seen() == null) {
             return new Busy(-1, -1); // it moved on under a racing contender: try again soon
         }
-        fences.observed(name, holder.fence(), sent, answered);
+        memory.observed(name, holder.fence(), sent, answered);
         return busy(name, holder, busy);
     }
 
@@ -573,9 +566,9 @@ final class Acquirer {
             long sent,
             long answered,
             Instant wall) {
-        sightings.forget(name);
-        fences.granted(name, mine.fence(), sent, answered);
-        fences.enter(name); // the lease keeps the mark until it ends (LeaseKeeper)
+        memory.forgetHolder(name);
+        memory.granted(name, mine.fence(), sent, answered);
+        memory.enter(name); // the lease keeps the mark until it ends (LeaseKeeper)
         Lease lease = new Lease(keeper, name, acquisition, mine.fence(), version, duration, sent, wall, tookOver);
         if (!keeper.start(lease, () -> listeners.onAcquired(lease, tookOver))) {
             throw new IllegalStateException("lock table " + store.tableName() + " was closed while lock '" + name
@@ -587,11 +580,11 @@ final class Acquirer {
         return new Acquired(lease);
     }
 
-    /** Remembers the holder the decision saw (its first sight: {@link Sightings#saw}) and tells the listeners. */
+    /** Remembers the holder the decision saw (its first sight: {@link LockMemory#saw}) and tells the listeners. */
     private Busy busy(String name, StoredLock holder, Protocol.Busy busy) {
         Protocol.Seen seen = busy.seen();
         if (seen != null) {
-            sightings.saw(name, seen);
+            memory.saw(name, seen);
         }
         listeners.onBusy(holder.name(), holder.toRecord());
         return new Busy(busy.untilDueNanos(), busy.holderLeaseNanos());

@@ -40,7 +40,7 @@ final class LeaseKeeper {
     private final Listeners listeners;
     private final Consumer<String> releasedHere;
     private final String owner;
-    private final FenceHighWater fences;
+    private final LockMemory memory;
     /** Every live lease, by when it next wakes: the table's set of held leases and their one timer. */
     private final LeaseTimer timer;
 
@@ -61,10 +61,10 @@ final class LeaseKeeper {
             Workers workers,
             Listeners listeners,
             String owner,
-            FenceHighWater fences,
+            LockMemory memory,
             Consumer<String> releasedHere) {
         this.releasedHere = releasedHere;
-        this.fences = fences;
+        this.memory = memory;
         this.owner = owner;
         this.timer = new LeaseTimer(clock, new LeaseTimer.Wakes() {
             @Override
@@ -124,7 +124,7 @@ final class LeaseKeeper {
         LeaseState state = lease.state();
         if (closed) {
             state.finish(LeaseEnd.CLOSED);
-            fences.leave(lease.name());
+            memory.leave(lease.name());
             state.announceEnd();
             sendRelease(lease, Timing.releaseTimeout(lease.duration()));
             return false;
@@ -303,7 +303,7 @@ final class LeaseKeeper {
         }
         WorkStop.stopWork(stops);
         timer.remove(lease);
-        fences.leave(lease.name());
+        memory.leave(lease.name());
         if (byCaller && !Scheduler.onTimerOrWorker()) {
             state.announceEnd();
         } else {

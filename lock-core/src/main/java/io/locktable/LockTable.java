@@ -95,7 +95,7 @@ public final class LockTable implements AutoCloseable {
     private final @Nullable AutoCloseable ownedClock;
     private final Listeners listeners;
     private final LeaseKeeper keeper;
-    private final FenceHighWater fences;
+    private final LockMemory memory;
     private final Acquirer acquirer;
     private final ElectionContext elections;
     private final LockStore store;
@@ -140,15 +140,15 @@ public final class LockTable implements AutoCloseable {
         }
         this.store = store;
         this.workers = workers;
-        FenceHighWater fences = new FenceHighWater(tableName, listeners);
-        this.fences = fences;
-        this.keeper = new LeaseKeeper(store, clock, workers, listeners, owner, fences, handover::released);
+        LockMemory memory = new LockMemory(tableName, listeners);
+        this.memory = memory;
+        this.keeper = new LeaseKeeper(store, clock, workers, listeners, owner, memory, handover::released);
         this.acquirer = new Acquirer(
                 store,
                 clock,
                 workers,
                 listeners,
-                fences,
+                memory,
                 keeper,
                 handover,
                 ownedClock != null,
@@ -850,12 +850,12 @@ public final class LockTable implements AutoCloseable {
 
     /** How many fencing marks the table keeps, for tests of what a released lease leaves behind. */
     int fenceMarks() {
-        return fences.size();
+        return memory.size();
     }
 
     /** How many holders the table remembers having seen, for tests of what names tried once leave behind. */
     int sightingsKept() {
-        return acquirer.sightingsKept();
+        return memory.holdersSeen();
     }
 
     private void checkArguments(String name, Duration leaseDuration) {

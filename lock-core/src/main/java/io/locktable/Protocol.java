@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * LeaseKeeper} carry the decisions out, and {@code ProtocolTest} checks them row by row without an engine.
  *
  * <p>The steps that decide nothing live where they act: step 1, the item's attributes, and step 9, the table's
- * check, in {@link DynamoDbLockStore}; step 8, the fencing high-water mark, in {@link FenceHighWater};
+ * check, in {@link DynamoDbLockStore}; step 8, the fencing high-water mark, in {@link LockMemory};
  * the number each step waits or times out for, in {@link Timing}.
  */
 final class Protocol {

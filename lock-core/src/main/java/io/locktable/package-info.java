@@ -30,7 +30,7 @@
  *       ({@code tryAcquireAsync}, {@code acquireAsync}) queues each step on the workers and each pause on the timer.
  *   <li>{@code LeaseKeeper}: steps 5, 6 and 8 for the held leases; {@code Lease} is the caller's immutable handle,
  *       over a {@code LeaseState} that the keeper and the timer alone change; {@code
- *       FenceHighWater}: step 8's marks.
+ *       LockMemory}: per name, step 8's marks and the holders seen (steps 3 and 4).
  *   <li>{@code Leadership} (and {@code LeaderRun} for {@code runAsLeader} and {@code runAsLeaderAsync}): elections
  *       over steps 2 to 6.
  *   <li>{@code Scheduler}: every thread, and the timer of the held leases ({@code Scheduler.LeaseTimer}). {@code
@@ -75,7 +75,7 @@
  *   <li><b>The high-water mark.</b> Per lock, the highest fence this table has seen; a token answered in a known
  *       order after the mark that is below it (or equal, for a grant) is logged as an error and reported. A mark is
  *       kept, never lowered, while the table holds a lease of the lock or has a request on it under way, and then
- *       among the 256 most recently idle marks ({@code FenceHighWater}), so a lock per entity leaves nothing behind.
+ *       among the 256 most recently idle names ({@code LockMemory}), so a lock per entity leaves nothing behind.
  *   <li><b>One region.</b> {@link io.locktable.LockTable#verify()} refuses wrong keys and global tables whose
  *       regions each take writes on their own, and accepts multi-Region strong consistency.
  * </ol>

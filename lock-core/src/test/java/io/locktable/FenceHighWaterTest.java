@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class FenceHighWaterTest {
 
     private final List<String> regressions = new ArrayList<>();
-    private final FenceHighWater fences = new FenceHighWater("Shop", new LockTableListener() {
+    private final LockMemory fences = new LockMemory("Shop", new LockTableListener() {
         @Override
         public void onFenceRegressed(String name, long highestSeen, long fencingToken) {
             regressions.add(highestSeen + "->" + fencingToken);
@@ -91,7 +91,7 @@ class FenceHighWaterTest {
 
     @Test
     void manyLocksInUseAtOnceKeepTheirMarksAsTheMarksInUseGrowAndShrink() {
-        int locks = 10 * FenceHighWater.IDLE_MARKS;
+        int locks = 10 * LockMemory.IDLE_NAMES;
         for (int i = 0; i < locks; i++) {
             fences.enter("lock-" + i);
             fences.granted("lock-" + i, 10 + i, 0, 10);
@@ -101,7 +101,7 @@ class FenceHighWaterTest {
             fences.leave("lock-" + i); // all but the last ten end
         }
 
-        assertThat(fences.size()).isEqualTo(FenceHighWater.IDLE_MARKS + 10);
+        assertThat(fences.size()).isEqualTo(LockMemory.IDLE_NAMES + 10);
         for (int i = locks - 10; i < locks; i++) {
             fences.observed("lock-" + i, 1, 20, 30);
             assertThat(fences.highest("lock-" + i)).isEqualTo(10 + i);
@@ -113,14 +113,14 @@ class FenceHighWaterTest {
     void marksOfLocksNoLongerInUseAreBoundedWhileAMarkInUseIsKeptAndNeverGoesDown() {
         fences.enter("orders"); // held all along
         fences.granted("orders", 7, 0, 10);
-        for (int i = 0; i < 10 * FenceHighWater.IDLE_MARKS; i++) {
+        for (int i = 0; i < 10 * LockMemory.IDLE_NAMES; i++) {
             String name = "order-" + i; // a lock per entity, acquired and released once
             fences.enter(name);
             fences.granted(name, 1, 20, 30);
             fences.leave(name);
         }
 
-        assertThat(fences.size()).isEqualTo(FenceHighWater.IDLE_MARKS + 1);
+        assertThat(fences.size()).isEqualTo(LockMemory.IDLE_NAMES + 1);
         fences.observed("orders", 3, 40, 50);
         assertThat(regressions).containsExactly("7->3");
         assertThat(fences.highest("orders")).isEqualTo(7);
@@ -143,7 +143,7 @@ class FenceHighWaterTest {
         fences.enter("orders");
         fences.granted("orders", 3, 0, 10);
         fences.leave("orders");
-        for (int i = 0; i < FenceHighWater.IDLE_MARKS; i++) {
+        for (int i = 0; i < LockMemory.IDLE_NAMES; i++) {
             fences.observed("other-" + i, 1, 20, 30); // pushes the idle mark of orders out
         }
 
@@ -160,12 +160,12 @@ class FenceHighWaterTest {
                 .clock(clock)
                 .build();
         Lease held = locks.tryAcquire("held", Duration.ofSeconds(30)).orElseThrow();
-        for (int i = 0; i < 4 * FenceHighWater.IDLE_MARKS; i++) {
+        for (int i = 0; i < 4 * LockMemory.IDLE_NAMES; i++) {
             locks.tryAcquire("order-" + i, Duration.ofSeconds(30)).orElseThrow().release();
         }
 
         // a mark per name ever acquired before: 1 + 4 * IDLE_MARKS
-        assertThat(locks.fenceMarks()).isEqualTo(1 + FenceHighWater.IDLE_MARKS);
+        assertThat(locks.fenceMarks()).isEqualTo(1 + LockMemory.IDLE_NAMES);
         assertThat(held.isHeld()).isTrue();
     }
 }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class SightingsTest {
 
     private static final Duration LEASE = Duration.ofSeconds(30);
-    private static final int CHURN = 4 * Sightings.IDLE_SIGHTINGS;
+    private static final int CHURN = 4 * LockMemory.IDLE_NAMES;
 
     @AutoClose
     private final MemoryTables tables = new MemoryTables("Sightings");
@@ -41,7 +41,7 @@ class SightingsTest {
 
         assertThat(contender.sightingsKept())
                 .as("of %s names tried once, each busy then", CHURN)
-                .isLessThanOrEqualTo(Sightings.IDLE_SIGHTINGS);
+                .isLessThanOrEqualTo(LockMemory.IDLE_NAMES);
     }
 
     @Test

@@ -7,24 +7,35 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The highest fencing token this table has seen per lock (step 8). A token that goes back (the item was deleted,
- * or a multi-region table granted the lock twice) is logged as an error and reported to the listener. Only
- * answers in a known order are compared: a request sent after the answer that showed the mark. A mark is kept
- * while the lock is in use here ({@link #enter}, {@link #leave}); then it joins the {@value #IDLE_MARKS} most
- * recently idle ones, so a service locking one name per entity keeps a bounded number. A forgotten mark only
- * means a regression across that gap goes unseen; no alarm is ever false.
+ * What one table remembers of each lock it uses, by name, under one monitor: the highest fencing token it saw (step
+ * 8) and the holder it saw (the evidence of the takeover rule, steps 3 and 4).
+ *
+ * <p><b>Bounded.</b> A name's memory is kept for sure while someone of this table uses the name ({@link #enter},
+ * {@link #leave}: a held lease, an attempt under way, a waiting acquire, an election, a read); after that among the
+ * {@value #IDLE_NAMES} most recently used idle names only, so a service locking one name per entity keeps a few
+ * kilobytes, not megabytes. Forgetting is always safe. A forgotten mark only means a regression across that gap goes
+ * unseen; no alarm is ever false. A forgotten holder only makes a takeover later, never earlier: a table that knows no
+ * holder writes on the condition that the lock has no owner, and a refusal starts a new sighting dated by its answer.
+ * So a table that polls more than {@value #IDLE_NAMES} names in turn with {@code tryAcquire} may never take over a
+ * crashed holder of one of them; a waiting {@code acquire} or an election never loses its sighting.
+ *
+ * <p><b>Fence marks.</b> A token that goes back (the item was deleted, or a multi-region table granted the lock
+ * twice) is logged as an error and reported to the listener. Only answers in a known order are compared: a request
+ * sent after the answer that showed the mark.
+ *
+ * <p>Thread-safe: one monitor, held for a map operation only, never over a request, a wait or a listener.
  */
-final class FenceHighWater {
+final class LockMemory {
 
-    /** How many marks of locks not in use are kept, the most recently used ones. */
-    static final int IDLE_MARKS = 256;
+    /** How many names not in use are remembered, the most recently used ones. */
+    static final int IDLE_NAMES = 256;
 
     private static final Logger log = LoggerFactory.getLogger(LockTable.class);
 
     /**
-     * The highest token (-1: none yet), the earliest answer that showed it, the uses under way, and whether its
-     * regression was logged as an error already; while in use, also its entry in {@link MarksInUse}. 40 bytes, as a
-     * held lease keeps one.
+     * The memory of one name: the highest token (-1: none yet), the earliest answer that showed it, the uses under way,
+     * whether its regression was logged as an error already, and the holder seen; while in use, also its entry in
+     * {@link MarksInUse}. 48 bytes, as a held lease keeps one.
      */
     private static final class Mark {
         String name; // the name its current use entered with: the key in MarksInUse
@@ -36,6 +47,9 @@ final class FenceHighWater {
         long answeredNanos;
         private int usersAndReported; // the uses times two, plus one once reported
 
+        /** The holder this table saw, if it watches one: its record version and the answer that first showed it. */
+        Protocol.@Nullable Seen seen;
+
         Mark(String name) {
             this.name = name;
         }
@@ -46,6 +60,11 @@ final class FenceHighWater {
 
         void use(int delta) {
             usersAndReported += 2 * delta;
+        }
+
+        /** Whether an idle mark is worth keeping: it knows a token or a holder. */
+        boolean remembersAnything() {
+            return fence >= 0 || seen != null;
         }
 
         boolean reported() {
@@ -116,6 +135,16 @@ final class FenceHighWater {
             return size;
         }
 
+        int holdersSeen() {
+            int seen = 0;
+            for (Mark head : buckets) {
+                for (Mark mark = head; mark != null; mark = mark.next) {
+                    seen += mark.seen != null ? 1 : 0;
+                }
+            }
+            return seen;
+        }
+
         private void rehash(int length) {
             @Nullable Mark[] old = buckets;
             buckets = new Mark[length];
@@ -145,18 +174,18 @@ final class FenceHighWater {
     private final LinkedHashMap<String, Mark> idle = new LinkedHashMap<>() { // guarded by this; oldest first
                 @Override
                 protected boolean removeEldestEntry(Map.Entry<String, Mark> eldest) {
-                    return size() > IDLE_MARKS;
+                    return size() > IDLE_NAMES;
                 }
             };
     private final String tableName;
     private final LockTableListener listener;
 
-    FenceHighWater(String tableName, LockTableListener listener) {
+    LockMemory(String tableName, LockTableListener listener) {
         this.tableName = tableName;
         this.listener = listener;
     }
 
-    /** A lease, or an acquire or read, of this table on the lock begins: its mark is kept until it {@link #leave}s. */
+    /** A use of the name by this table begins (a lease, an attempt, a wait, an election, a read): kept until it {@link #leave}s. */
     synchronized void enter(String name) {
         Mark mark = inUse.get(name);
         if (mark == null) {
@@ -176,9 +205,33 @@ final class FenceHighWater {
         mark.use(-1);
         if (mark.users() == 0) {
             inUse.remove(mark);
-            if (mark.fence >= 0) {
+            if (mark.remembersAnything()) {
                 idle.put(name, mark);
             }
+        }
+    }
+
+    /** {@return the holder this table saw at the lock, or null if it watches none} */
+    synchronized Protocol.@Nullable Seen seen(String name) {
+        Mark mark = peek(name);
+        return mark != null ? mark.seen : null;
+    }
+
+    /**
+     * Remembers the holder a decision saw. Two attempts of this table at once keep the earlier sight of one record
+     * version: a holder's clock starts at its first sight.
+     */
+    synchronized void saw(String name, Protocol.Seen fresh) {
+        Mark mark = mark(name);
+        Protocol.Seen kept = mark.seen;
+        mark.seen = kept != null && kept.rvn().equals(fresh.rvn()) ? kept : fresh;
+    }
+
+    /** The lock was found free, taken, or handed over by this table: no holder is watched any more. */
+    synchronized void forgetHolder(String name) {
+        Mark mark = peek(name);
+        if (mark != null) {
+            mark.seen = null;
         }
     }
 
@@ -248,9 +301,18 @@ final class FenceHighWater {
         return mark == null ? 0 : Math.max(0, mark.fence);
     }
 
-    /** How many marks are kept, in use and idle. */
+    /** How many names are remembered, in use and idle. */
     synchronized int size() {
         return inUse.size() + idle.size();
+    }
+
+    /** How many holders are remembered, of names in use and idle. */
+    synchronized int holdersSeen() {
+        int seen = 0;
+        for (Mark mark : idle.values()) {
+            seen += mark.seen != null ? 1 : 0;
+        }
+        return seen + inUse.holdersSeen();
     }
 
     private synchronized @Nullable Mark peek(String name) {
