@@ -8,16 +8,18 @@ import java.util.Deque;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -654,16 +656,19 @@ final class Acquirer {
 
     /**
      * Hands a lock released by this table straight to its longest waiter of that name, which writes at once instead of
-     * at its next poll. Each waiter parks on a semaphore of its own (one that holds no thread is also called back), so no
-     * monitor is held while anyone waits and a release wakes one waiter of its name only. {@link #closeAll()} wakes all.
+     * at its next poll. Each waiter has one future that a wake completes: a blocking waiter waits on it, one that holds
+     * no thread is also called back; no monitor is held while anyone waits, and a release wakes one waiter of its name
+     * only. {@link #closeAll()} wakes all.
      */
     static final class Handover {
 
         /** One waiting acquire. */
         static final class Waiter {
             private final String name;
-            private final Semaphore wake = new Semaphore(0);
-            private final AtomicBoolean signalled = new AtomicBoolean();
+            /** Completed by a wake; replaced by a new one when the waiter takes the wake ({@link #rejoin}). */
+            private final AtomicReference<CompletableFuture<Void>> wake =
+                    new AtomicReference<>(new CompletableFuture<>());
+
             private final @Nullable Runnable onWake;
             private final boolean closeOnly; // hears the close, is never handed the lock
 
@@ -673,12 +678,19 @@ final class Acquirer {
                 this.closeOnly = closeOnly;
             }
 
-            /** The permit a sleeping waiter takes, and the callback of one that holds no thread. */
-            private void wake() {
-                wake.release();
+            /**
+             * Wakes the waiter unless a wake it has not taken yet is pending; one that holds no thread is called back.
+             *
+             * @return false if a wake was pending already
+             */
+            private boolean wake() {
+                if (!wake.get().complete(null)) {
+                    return false;
+                }
                 if (onWake != null) {
                     onWake.run();
                 }
+                return true;
             }
         }
 
@@ -710,7 +722,9 @@ final class Acquirer {
                 return line;
             });
             if (closed) {
-                waiter.wake.release(); // its first attempt finds the table closed: no callback before it starts
+                waiter.wake
+                        .get()
+                        .complete(null); // its first attempt finds the table closed: no callback before it starts
             }
             return waiter;
         }
@@ -729,8 +743,7 @@ final class Acquirer {
                 return;
             }
             for (Waiter waiter : queue) {
-                if (!waiter.closeOnly && waiter.signalled.compareAndSet(false, true)) {
-                    waiter.wake();
+                if (!waiter.closeOnly && waiter.wake()) {
                     return;
                 }
             }
@@ -752,24 +765,35 @@ final class Acquirer {
          * @return true if it was woken
          */
         boolean await(Waiter waiter, long nanos) throws InterruptedException {
-            if (!waiter.wake.tryAcquire(nanos, TimeUnit.NANOSECONDS)) {
+            CompletableFuture<Void> wake = waiter.wake.get();
+            try {
+                wake.get(nanos, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException notWoken) {
                 return false;
+            } catch (ExecutionException impossible) {
+                throw new IllegalStateException(impossible); // a wake is only ever completed normally
             }
-            rejoin(waiter);
+            rejoin(waiter, wake);
             return true;
         }
 
         /** Without waiting: whether it was woken since it last looked. */
         boolean woken(Waiter waiter) {
-            if (!waiter.wake.tryAcquire()) {
+            CompletableFuture<Void> wake = waiter.wake.get();
+            if (!wake.isDone()) {
                 return false;
             }
-            rejoin(waiter);
+            rejoin(waiter, wake);
             return true;
         }
 
-        private void rejoin(Waiter waiter) {
-            waiter.signalled.set(false);
+        /** The waiter took the wake: the next one completes a new future, and it waits at the back of the line. */
+        private void rejoin(Waiter waiter, CompletableFuture<Void> taken) {
+            CompletableFuture<Void> next = new CompletableFuture<>();
+            waiter.wake.compareAndSet(taken, next);
+            if (closed) {
+                next.complete(null); // the close may have completed the taken one only: it is heard at the next look
+            }
             // to the back of the line: if another process took the lock, the next release wakes someone else first
             waiting.computeIfPresent(waiter.name, (key, queue) -> {
                 if (queue.remove(waiter)) {
