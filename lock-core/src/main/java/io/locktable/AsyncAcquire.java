@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -35,14 +35,43 @@ final class AsyncAcquire<T> {
 
     private final boolean once;
     private final Acquirer.Waiting waiting;
-    private final ReentrantLock lock = new ReentrantLock(); // held briefly, never over a request or a wait
 
-    private boolean started; // guarded by lock: enlisted and about to queue its first attempt
-    private @Nullable Future<?> pause; // guarded by lock: the timer's task that queues the next attempt
-    private @Nullable Future<?> deadline; // guarded by lock: the timer's task that ends the wait when it runs out
-    private boolean ranOut; // guarded by lock: the deadline ended the wait; an attempt under way delivers nothing
-    private boolean running; // guarded by lock: an attempt is on a worker
-    private boolean over; // guarded by lock: won, failed or cancelled; no attempt follows
+    /**
+     * Where the acquire is; every change is one compare-and-set, so no lock is held and no flag orders another:
+     * {@code NEW → QUEUED → RUNNING → (Paused → QUEUED → RUNNING)… → OVER}, and {@code RAN_OUT} when the deadline ends
+     * it first.
+     */
+    private final AtomicReference<State> state = new AtomicReference<>(Phase.NEW);
+
+    /** The timer's task that ends the wait when it runs out, if it has one. */
+    private final AtomicReference<@Nullable Future<?>> deadline = new AtomicReference<>();
+
+    private sealed interface State permits Phase, Paused {}
+
+    private enum Phase implements State {
+        /** Still being set up: {@link #start()} looks at the close itself. */
+        NEW,
+        /** An attempt is queued for the workers. */
+        QUEUED,
+        /** An attempt is on a worker. */
+        RUNNING,
+        /** Won, failed or cancelled: no attempt follows. */
+        OVER,
+        /** The deadline ended the wait: an attempt under way delivers nothing. */
+        RAN_OUT
+    }
+
+    /** Between two attempts: the timer's task that queues the next one, once scheduled. */
+    private static final class Paused implements State {
+        volatile @Nullable Future<?> timer;
+
+        void cancel() {
+            Future<?> task = timer;
+            if (task != null) {
+                task.cancel(false);
+            }
+        }
+    }
 
     private AsyncAcquire(
             Acquirer acquirer,
@@ -114,21 +143,14 @@ final class AsyncAcquire<T> {
 
     private CompletableFuture<T> start() {
         result.whenComplete((value, error) -> stop()); // cancelled included: on the canceller's thread
-        boolean closed;
-        lock.lock();
-        try {
-            started = true;
-            closed = tableClosed.getAsBoolean(); // a close before this did not see it started: it ends here
-            over = closed;
-        } finally {
-            lock.unlock();
-        }
-        if (closed) {
+        if (tableClosed.getAsBoolean()) {
+            state.set(Phase.OVER); // a close before this did not see it started: it ends here
             fail(acquirer.closedWhileWaiting(waiting));
-        } else {
-            watchDeadline();
-            queueAttempt();
+            return result;
         }
+        state.set(Phase.QUEUED); // a close from now on ends it through woken(), or its attempt finds the table closed
+        watchDeadline();
+        queueAttempt();
         return result;
     }
 
@@ -147,37 +169,18 @@ final class AsyncAcquire<T> {
         } catch (RejectedExecutionException closed) {
             return; // the table is closing: the close ends the wait
         }
-        lock.lock();
-        try {
-            if (over) {
-                task.cancel(false);
-            } else {
-                deadline = task;
-            }
-        } finally {
-            lock.unlock();
+        deadline.set(task);
+        if (isOver(state.get())) {
+            task.cancel(false); // stop() ran before the task was set: it could not cancel it
         }
     }
 
     /** On the timer: the wait ran out. A queued attempt never runs; one under way delivers nothing. */
     private void deadlinePassed() {
-        Future<?> paused;
-        lock.lock();
-        try {
-            if (over) {
-                return;
-            }
-            over = true;
-            ranOut = true;
-            paused = pause;
-            pause = null;
-        } finally {
-            lock.unlock();
+        State was = endAs(Phase.RAN_OUT);
+        if (was != null) {
+            fail(acquirer.timedOut(waiting, null));
         }
-        if (paused != null) {
-            paused.cancel(false);
-        }
-        fail(acquirer.timedOut(waiting, null));
     }
 
     // ---- the attempts and the pauses between them
@@ -192,21 +195,15 @@ final class AsyncAcquire<T> {
         long deadlineNanos = once
                 ? Timing.unhurriedDeadline(clock.nanoTime())
                 : Timing.attemptDeadline(waiting.startNanos, waiting.maxWaitNanos, clock.nanoTime());
-        if (!workers.run(this::attempt, deadlineNanos)) {
+        if (!workers.run(this::attempt, deadlineNanos) && endAs(Phase.OVER) != null) {
             fail(acquirer.closedWhileWaiting(waiting)); // the workers are closed: so is the table
         }
     }
 
     /** On a worker: one attempt, then the lease, the error, or a pause on the timer. */
     private void attempt() {
-        lock.lock();
-        try {
-            if (over) {
-                return; // cancelled, or ended by the table's close, while it was queued: nothing is sent
-            }
-            running = true;
-        } finally {
-            lock.unlock();
+        if (!state.compareAndSet(Phase.QUEUED, Phase.RUNNING)) {
+            return; // cancelled, or ended by the deadline or the table's close, while it was queued: nothing is sent
         }
         Optional<Lease> taken;
         try {
@@ -221,12 +218,12 @@ final class AsyncAcquire<T> {
                 taken = Optional.of(((Acquirer.Won) step).lease());
             }
         } catch (Throwable e) { // TimeoutException, the table's close, a failed request, and Errors too
-            if (!end()) {
+            if (!ranOut()) {
                 fail(e);
             }
             return;
         }
-        if (end()) {
+        if (ranOut()) {
             // the deadline told the caller it ran out while this attempt was under way: never handed out
             taken.ifPresent(Lease::release);
             return;
@@ -234,36 +231,37 @@ final class AsyncAcquire<T> {
         deliver(delivered.apply(taken), taken.orElse(null));
     }
 
-    /** After a busy attempt: the timer queues the next one, unless a handover came meanwhile. */
+    /** After a busy attempt: the timer queues the next one, unless a handover or the close came meanwhile. */
     private void pauseFor(long nanos) {
-        boolean now = false;
-        boolean closed = false;
-        lock.lock();
-        try {
-            running = false;
-            if (over) {
-                return; // cancelled during the attempt
-            }
-            if (tableClosed.getAsBoolean()) {
-                // the close woke this waiter during the attempt, and its timer is going away: end here
-                closed = true;
-                over = true;
-            } else if (acquirer.handedOver(waiting)) {
-                now = true; // released by this very table meanwhile: the next attempt writes at once
-            } else {
-                try {
-                    pause = clock.schedule(this::queueAttempt, nanos);
-                } catch (RejectedExecutionException e) {
-                    closed = true; // the timer is closed: so is the table
-                    over = true;
-                }
-            }
-        } finally {
-            lock.unlock();
+        Paused paused = new Paused();
+        if (!state.compareAndSet(Phase.RUNNING, paused)) {
+            return; // cancelled, or the deadline passed, during the attempt
         }
-        if (closed) {
-            fail(acquirer.closedWhileWaiting(waiting));
-        } else if (now) {
+        if (tableClosed.getAsBoolean()) {
+            // the close woke this waiter during the attempt, and its timer is going away: end here
+            if (state.compareAndSet(paused, Phase.OVER)) {
+                fail(acquirer.closedWhileWaiting(waiting));
+            }
+        } else if (acquirer.handedOver(waiting)) {
+            resume(paused); // released by this very table meanwhile: the next attempt writes at once
+        } else {
+            try {
+                paused.timer = clock.schedule(() -> resume(paused), nanos);
+            } catch (RejectedExecutionException e) {
+                if (state.compareAndSet(paused, Phase.OVER)) {
+                    fail(acquirer.closedWhileWaiting(waiting)); // the timer is closed: so is the table
+                }
+                return;
+            }
+            if (state.get() != paused) {
+                paused.cancel(); // woken, stopped or run out before its timer was set
+            }
+        }
+    }
+
+    /** The pause ends (its time passed, or a handover came during the attempt): the next attempt is queued, once. */
+    private void resume(Paused paused) {
+        if (state.compareAndSet(paused, Phase.QUEUED)) {
             queueAttempt();
         }
     }
@@ -277,67 +275,56 @@ final class AsyncAcquire<T> {
         if (!closing && !acquirer.handsOver()) {
             return; // a clock of the caller's own: its pauses are in its time, as a blocking acquire's are
         }
-        Future<?> paused;
-        lock.lock();
-        try {
-            if (over || !started) {
-                return; // over, or still being set up: start() looks at the close itself
-            }
-            if (closing) {
-                // the workers' queue and the timer are going away: end here, unless an attempt is under way (it
-                // ends when it pauses)
-                if (running) {
-                    return;
-                }
-                over = true;
-            } else if (running || pause == null || !pause.cancel(false)) {
-                return; // an attempt is under way or queued: it sees the wake when it pauses
-            }
-            paused = pause;
-            pause = null;
-        } finally {
-            lock.unlock();
-        }
+        State now = state.get();
         if (closing) {
-            if (paused != null) {
-                paused.cancel(false);
+            // the workers' queue and the timer are going away: end here, unless it is being set up (start() looks
+            // at the close) or an attempt is under way (it ends when it pauses)
+            if ((now == Phase.QUEUED || now instanceof Paused) && state.compareAndSet(now, Phase.OVER)) {
+                if (now instanceof Paused paused) {
+                    paused.cancel();
+                }
+                fail(acquirer.closedWhileWaiting(waiting));
             }
-            fail(acquirer.closedWhileWaiting(waiting));
-        } else {
+        } else if (now instanceof Paused paused && state.compareAndSet(paused, Phase.QUEUED)) {
+            paused.cancel();
             acquirer.handedOver(waiting); // takes the wake: the next attempt writes at once
             queueAttempt();
         }
     }
 
     /** The attempt under way ended the acquire. {@return whether the deadline had ended it first} */
-    private boolean end() {
-        lock.lock();
-        try {
-            running = false;
-            over = true;
-            return ranOut;
-        } finally {
-            lock.unlock();
+    private boolean ranOut() {
+        return !state.compareAndSet(Phase.RUNNING, Phase.OVER) && state.get() == Phase.RAN_OUT;
+    }
+
+    /**
+     * Ends the acquire, whatever it was doing; a pause's timer is cancelled.
+     *
+     * @return what it was doing, or null if it was over already
+     */
+    private @Nullable State endAs(Phase end) {
+        while (true) {
+            State now = state.get();
+            if (isOver(now)) {
+                return null;
+            }
+            if (state.compareAndSet(now, end)) {
+                if (now instanceof Paused paused) {
+                    paused.cancel();
+                }
+                return now;
+            }
         }
+    }
+
+    private static boolean isOver(State state) {
+        return state == Phase.OVER || state == Phase.RAN_OUT;
     }
 
     /** The caller's future completed (won, failed or cancelled): no pause or attempt follows, no handover. */
     private void stop() {
-        Future<?> cancelled;
-        Future<?> watch;
-        lock.lock();
-        try {
-            over = true;
-            cancelled = pause;
-            pause = null;
-            watch = deadline;
-            deadline = null;
-        } finally {
-            lock.unlock();
-        }
-        if (cancelled != null) {
-            cancelled.cancel(false);
-        }
+        endAs(Phase.OVER);
+        Future<?> watch = deadline.getAndSet(null);
         if (watch != null) {
             watch.cancel(false); // a long wait that ended early leaves no task on the timer
         }
