@@ -687,10 +687,20 @@ final class Acquirer {
                 if (!wake.get().complete(null)) {
                     return false;
                 }
+                callBack();
+                return true;
+            }
+
+            /** The table closes: woken, and called back even if a wake is pending, so it ends now. */
+            private void close() {
+                wake.get().complete(null);
+                callBack();
+            }
+
+            private void callBack() {
                 if (onWake != null) {
                     onWake.run();
                 }
-                return true;
             }
         }
 
@@ -754,7 +764,7 @@ final class Acquirer {
             closed = true;
             for (Deque<Waiter> queue : waiting.values()) {
                 for (Waiter waiter : queue) {
-                    waiter.wake();
+                    waiter.close();
                 }
             }
         }

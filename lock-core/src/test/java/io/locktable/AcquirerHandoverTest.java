@@ -74,6 +74,36 @@ class AcquirerHandoverTest {
     }
 
     @Test
+    void aWaiterWithAWakeItHasNotTakenYetIsStillCalledBackWhenTheTableCloses() {
+        AtomicInteger wakes = new AtomicInteger();
+        Acquirer.Handover.Waiter waiter = handover.enlist("a", wakes::incrementAndGet);
+        handover.released("a"); // its attempt is queued, say, and will take the wake when it pauses
+
+        handover.closeAll();
+
+        // an attempt queued on workers that the close discards never runs: the callback is what ends the wait
+        assertThat(wakes).as("once for the release, once for the close").hasValue(2);
+        assertThat(handover.woken(waiter)).isTrue();
+        assertThat(handover.woken(waiter))
+                .as("the table is closed: every look finds it woken")
+                .isTrue();
+    }
+
+    @Test
+    void aBlockingWaiterThatTookAWakeFindsTheCloseAtItsNextWait() throws Exception {
+        Acquirer.Handover.Waiter waiter = handover.enlist("a");
+        handover.released("a");
+        assertThat(handover.await(waiter, TimeUnit.SECONDS.toNanos(10))).isTrue();
+
+        handover.closeAll();
+
+        Future<Boolean> woken = waiters.submit(() -> handover.await(waiter, TimeUnit.SECONDS.toNanos(30)));
+        assertThat(woken.get(5, TimeUnit.SECONDS))
+                .as("woken by the close, not after its poll")
+                .isTrue();
+    }
+
+    @Test
     void aWaiterHoldsNoMonitorWhileItWaits() throws Exception {
         Acquirer.Handover.Waiter waiter = handover.enlist("a");
         AtomicReference<Thread> thread = new AtomicReference<>();
