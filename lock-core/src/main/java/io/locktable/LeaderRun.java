@@ -9,7 +9,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +46,12 @@ final class LeaderRun {
     /** The term whose work was called last: it may run on after its lease was lost, while a newer term waits. */
     private volatile @Nullable Term working;
 
-    private CompletableFuture<?> lastWork = CompletableFuture.completedFuture(null); // guarded by this
+    /**
+     * The last step queued: a term's work or the election's end. Each step starts once the one queued before it
+     * completed, so a term's work is called only after the last one stopped.
+     */
+    private final AtomicReference<CompletableFuture<?>> lastWork =
+            new AtomicReference<>(CompletableFuture.completedFuture(null));
 
     /** One of {@code blocking} and {@code async} is given. */
     LeaderRun(
@@ -65,20 +72,27 @@ final class LeaderRun {
         return lease -> {
             Term term = new Term(lease);
             latest = term;
-            synchronized (LeaderRun.this) {
-                lastWork = lastWork.thenCompose(ignored -> term.begin()); // once the last term's work stopped
-            }
+            afterLastWork(term::begin);
         };
+    }
+
+    /** Queues a step after the last one (one swap, so two steps queued at once keep an order). */
+    private void afterLastWork(Supplier<CompletableFuture<@Nullable Void>> step) {
+        CompletableFuture<@Nullable Void> queued = new CompletableFuture<>();
+        lastWork.getAndSet(queued)
+                .handle((value, error) -> null)
+                .thenCompose(ignored -> step.get())
+                .whenComplete((value, error) -> queued.complete(null));
     }
 
     /** Follows the election, before it starts: when it stops, the run ends once the last work stopped. */
     void follow(Leadership election) {
         this.leadership = election;
-        election.whenStopped().whenComplete((ignored, error) -> {
-            synchronized (this) {
-                lastWork = lastWork.thenRun(() -> electionStopped(error));
-            }
-        });
+        election.whenStopped()
+                .whenComplete((ignored, error) -> afterLastWork(() -> {
+                    electionStopped(error);
+                    return CompletableFuture.completedFuture(null);
+                }));
     }
 
     /** For {@link LockTable#runAsLeaderAsync}: {@link #done} on the table's completion executor. */
@@ -127,10 +141,7 @@ final class LeaderRun {
         over.set(true);
         Term term = latest;
         Term called = working;
-        CompletableFuture<?> work;
-        synchronized (this) {
-            work = lastWork;
-        }
+        CompletableFuture<?> work = lastWork.get();
         if (term != null) {
             term.stopWork();
         }
