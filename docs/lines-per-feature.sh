@@ -31,6 +31,6 @@ row 'async acquire' AsyncAcquire.java
 row 'in-memory table and test clock' MemoryLockStore.java ManualLockClock.java
 row 'observability (listeners, lateness)' Listeners.java LockTableListener.java AcquireOutcome.java RenewalLateness.java
 row 'context propagation' CallerContext.java PropagatedContext.java LeaseThreadLocalAccessor.java
-row 'fence marks' FenceHighWater.java
+row 'fence marks and holders seen' LockMemory.java
 echo
 printf 'all of lock-core: %s code lines in %s files\n' "$(code_lines *.java)" "$(ls *.java | wc -l)"
