@@ -117,6 +117,37 @@ final class Protocol {
         SEND
     }
 
+    /** What the timer does with a held lease whose wake came ({@link #atWake}). */
+    enum Wake {
+        /** It ended, or reached its expiry watch without a renewal that moved its end: it expires. */
+        EXPIRE,
+        /** A renewal is under way: it wakes again at its expiry watch, unless the renewal's outcome moves it. */
+        WATCH,
+        /** Its renewal is due: one is started, and it wakes again at its expiry watch. */
+        RENEW
+    }
+
+    /**
+     * Step 5, on the timer: a lease's expiry watch is a guard before its end ({@link Timing#expiryGuard}), so that a
+     * late timer thread still ends it in time.
+     */
+    static long expiryWatch(long endNanos, long leaseNanos) {
+        return endNanos - Timing.expiryGuard(leaseNanos);
+    }
+
+    /**
+     * Step 5, on the timer: what a lease whose wake came does. The timer keeps the deadlines; this decides.
+     *
+     * @param live whether the lease has not ended
+     * @param renewing whether a renewal of it is under way
+     */
+    static Wake atWake(long nowNanos, long watchNanos, boolean live, boolean renewing) {
+        if (!live || nowNanos - watchNanos >= 0) {
+            return Wake.EXPIRE;
+        }
+        return renewing ? Wake.WATCH : Wake.RENEW;
+    }
+
     /** Step 5: at a renewal's due time. */
     static RenewalStep atRenewal(long endNanos, long nowNanos, int unanswered, int maxUnanswered) {
         if (endNanos - nowNanos <= 0) {

@@ -387,7 +387,8 @@ final class Scheduler implements LockClock, AutoCloseable {
      * The timer of a table's leases and the set of them: one heap by next wake, with a single task on the clock for
      * the earliest. A lease wakes when its renewal is due, or, while one is under way, a guard before its end (the
      * expiry watch). The lease is its own heap entry ({@link LeaseState} holds its place), so nothing is allocated per
-     * lease or renewal. Decisions are taken under the timer's monitor and carried out after it, on the timer thread.
+     * lease or renewal. What a woken lease does is {@link Protocol#atWake}'s decision, taken under the timer's monitor
+     * and carried out after it, on the timer thread.
      */
     static final class LeaseTimer {
 
@@ -413,11 +414,6 @@ final class Scheduler implements LockClock, AutoCloseable {
         LeaseTimer(LockClock clock, Wakes wakes) {
             this.clock = clock;
             this.wakes = wakes;
-        }
-
-        /** The guard before a lease's end at which it expires, so that a late timer thread still ends it in time. */
-        static long expiryGuardNanos(Lease lease) {
-            return Timing.expiryGuard(lease.durationNanos());
         }
 
         /**
@@ -463,7 +459,7 @@ final class Scheduler implements LockClock, AutoCloseable {
         }
 
         private static long watch(Lease lease) {
-            return lease.state().endNanos() - expiryGuardNanos(lease);
+            return Protocol.expiryWatch(lease.state().endNanos(), lease.durationNanos());
         }
 
         private static long earlier(long a, long b) {
@@ -533,13 +529,14 @@ final class Scheduler implements LockClock, AutoCloseable {
                 while (size > 0 && queue[0].state().wakeNanos - now <= 0) {
                     Lease lease = queue[0];
                     long watch = watch(lease);
-                    if (now - watch >= 0 || !lease.isLive()) {
+                    Protocol.Wake wake = Protocol.atWake(now, watch, lease.isLive(), lease.state().renewing);
+                    if (wake == Protocol.Wake.EXPIRE) {
                         removeAt(0);
                         if (expire == null) {
                             expire = new ArrayList<>();
                         }
                         expire.add(lease);
-                    } else if (lease.state().renewing) {
+                    } else if (wake == Protocol.Wake.WATCH) {
                         place(lease, watch); // a renewal moved the end on, and its outcome sets the next wake
                     } else {
                         if (renew == null) {

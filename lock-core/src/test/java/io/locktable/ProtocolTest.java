@@ -6,6 +6,7 @@ import io.locktable.LockStore.StoredLock;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -206,6 +207,61 @@ class ProtocolTest {
                 .isEqualTo(row.step());
     }
 
+    record WakeRow(String story, long now, long watch, boolean live, boolean renewing, Protocol.Wake wake) {
+        @Override
+        public String toString() {
+            return story;
+        }
+    }
+
+    static Stream<WakeRow> wakes() {
+        return Stream.of(
+                new WakeRow("due, before its watch: renew", 10_000 * MS, 28_000 * MS, true, false, Protocol.Wake.RENEW),
+                new WakeRow(
+                        "a renewal under way: wait for the watch",
+                        20_000 * MS,
+                        28_000 * MS,
+                        true,
+                        true,
+                        Protocol.Wake.WATCH),
+                new WakeRow("at its watch: expire", 28_000 * MS, 28_000 * MS, true, true, Protocol.Wake.EXPIRE),
+                new WakeRow(
+                        "past its watch, though no renewal is under way: expire",
+                        29_000 * MS,
+                        28_000 * MS,
+                        true,
+                        false,
+                        Protocol.Wake.EXPIRE),
+                new WakeRow(
+                        "ended (released meanwhile): off the timer",
+                        10_000 * MS,
+                        28_000 * MS,
+                        false,
+                        false,
+                        Protocol.Wake.EXPIRE),
+                new WakeRow(
+                        "the clock wrapped: still before its watch",
+                        Long.MAX_VALUE,
+                        Long.MAX_VALUE + 1_000 * MS,
+                        true,
+                        false,
+                        Protocol.Wake.RENEW));
+    }
+
+    @ParameterizedTest
+    @MethodSource("wakes")
+    void step5TheTimerRenewsWaitsForTheWatchOrExpires(WakeRow row) {
+        assertThat(Protocol.atWake(row.now(), row.watch(), row.live(), row.renewing()))
+                .isEqualTo(row.wake());
+    }
+
+    @Test
+    void step5TheExpiryWatchIsAGuardBeforeTheEnd() {
+        long lease = 30_000 * MS;
+        assertThat(Protocol.expiryWatch(100_000 * MS, lease)).isEqualTo(100_000 * MS - Timing.expiryGuard(lease));
+        assertThat(Timing.expiryGuard(lease)).isPositive().isLessThan(lease / 3);
+    }
+
     record SettleRow(String story, @Nullable StoredLock stored, Protocol.Settled settled) {
         @Override
         public String toString() {
@@ -252,7 +308,7 @@ class ProtocolTest {
         assertThat(Protocol.heldBy(row.stored(), "me.3", 4)).isEqualTo(held);
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void step2TheFenceRisesByOneAndARecreatedItemContinuesFromTheHighestKnown() {
         assertThat(Protocol.nextFence(held("a"), 100))
                 .as("the item's, not the mark")
