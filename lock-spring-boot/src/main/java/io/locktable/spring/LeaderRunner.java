@@ -290,8 +290,8 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
     @Override
     public void onRenewalFailed(Lease lease, Exception error) {
         LeadershipGate leadership = leaderships.get(lease.name());
-        if (leadership != null && leadership.holds(lease)) {
-            leadership.recordFailure(error);
+        if (leadership != null) {
+            leadership.recordRenewalFailure(lease, error);
         }
     }
 

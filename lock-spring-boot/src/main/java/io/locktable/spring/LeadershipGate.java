@@ -22,6 +22,11 @@ import org.slf4j.LoggerFactory;
  * One name of a {@link LeaderRunner}: lock-core's {@link Leadership} of the name (which contends again a lease after
  * an error), and the gate that admits {@code LeaderOnly} calls while this instance leads and counts those in flight,
  * for a step-down or a stop to wait for them without a thread waiting.
+ *
+ * <p>The lease, whether it leads, the cool-down of a step-down and the errors of its acquires are the {@link
+ * Leadership}'s, read from it; the gate keeps only what lock-core has no notion of: the calls in flight, whether it
+ * admits calls (not while stopping or stepping down), the terms won and the calls skipped, and the last failed
+ * renewal of a term's lease (which lock-core reports to listeners only).
  */
 final class LeadershipGate implements LeaderTermListener {
 
@@ -44,12 +49,15 @@ final class LeadershipGate implements LeaderTermListener {
     private final AtomicLong terms = new AtomicLong();
     private final LongAdder skipped = new LongAdder();
 
+    /** How many step-downs are draining the calls in flight: no call is admitted meanwhile. */
+    private final AtomicInteger yielding = new AtomicInteger();
+
     private volatile boolean accepting;
     private volatile boolean stopRequested;
-    private volatile @Nullable Lease current;
-    private volatile LeadershipState state = LeadershipState.STOPPED;
-    private volatile long outUntilNanos; // 0: not yielded
-    private volatile @Nullable Failure lastFailure;
+    private volatile @Nullable Failure lastRenewalFailure;
+    /** The lease of the last term won, to tell its renewal failures (heard after the fact) from other leases'. */
+    private volatile @Nullable Lease lastTerm;
+
     private volatile @Nullable Leadership election; // written under this
 
     LeadershipGate(String name, Duration leaseDuration, LockTable locks, EventThread events) {
@@ -73,16 +81,7 @@ final class LeadershipGate implements LeaderTermListener {
         }
         stopRequested = false;
         accepting = true;
-        state = LeadershipState.FOLLOWING;
-        Leadership started = locks.lead(name, leaseDuration, this, leaseDuration);
-        election = started;
-        started.whenStopped().whenComplete((ignored, error) -> {
-            synchronized (this) {
-                if (election == started) {
-                    state = LeadershipState.STOPPED;
-                }
-            }
-        });
+        election = locks.lead(name, leaseDuration, this, leaseDuration);
     }
 
     boolean isLeader() {
@@ -90,17 +89,19 @@ final class LeadershipGate implements LeaderTermListener {
     }
 
     Optional<Lease> lease() {
-        Lease lease = current;
-        return lease != null && lease.isHeld() ? Optional.of(lease) : Optional.empty();
+        Leadership running = election;
+        return running == null ? Optional.empty() : running.lease();
     }
 
     LeadershipStatus status() {
-        LeadershipState reported = state;
-        if (reported == LeadershipState.LEADING && !isLeader()) {
-            reported = LeadershipState.FOLLOWING; // the lease ended; the term is being wound up
-        }
-        Failure failure = lastFailure; // a renewal's; an acquire's is the election's own
         Leadership running = election;
+        LeadershipState reported;
+        if (running == null || stopRequested || running.whenStopped().isDone()) {
+            reported = LeadershipState.STOPPED;
+        } else {
+            reported = running.isLeader() ? LeadershipState.LEADING : LeadershipState.FOLLOWING;
+        }
+        Failure failure = lastRenewalFailure; // an acquire's is the election's own
         Instant electionErrorAt = running == null ? null : running.lastErrorAt().orElse(null);
         if (electionErrorAt != null && (failure == null || electionErrorAt.isAfter(failure.at()))) {
             failure = new Failure(running.lastError().map(Throwable::toString).orElse(""), electionErrorAt);
@@ -128,14 +129,12 @@ final class LeadershipGate implements LeaderTermListener {
      */
     Optional<Lease> admit() {
         inFlight.incrementAndGet();
-        Lease lease = current;
-        long out = outUntilNanos;
-        if (!accepting || (out != 0 && out - System.nanoTime() > 0) || lease == null || !lease.isHeld()) {
+        Optional<Lease> lease = accepting && yielding.get() == 0 ? lease() : Optional.empty();
+        if (lease.isEmpty()) {
             leave();
             skipped.increment();
-            return Optional.empty();
         }
-        return Optional.of(lease);
+        return lease;
     }
 
     void exit() {
@@ -160,12 +159,11 @@ final class LeadershipGate implements LeaderTermListener {
         }
     }
 
-    void recordFailure(Throwable error) {
-        lastFailure = new Failure(error.toString(), Instant.now());
-    }
-
-    boolean holds(Lease lease) {
-        return current == lease;
+    /** A renewal of a term's lease failed: the status reports it, beside the election's own errors. */
+    void recordRenewalFailure(Lease lease, Throwable error) {
+        if (lastTerm == lease) {
+            lastRenewalFailure = new Failure(error.toString(), Instant.now());
+        }
     }
 
     /**
@@ -200,16 +198,17 @@ final class LeadershipGate implements LeaderTermListener {
      * keeps this instance out for the rest of {@code coolDown}. Completes once released.
      */
     CompletableFuture<Void> yieldAsync(Duration coolDown, boolean ownExcluded) {
-        long until = System.nanoTime() + coolDown.toNanos();
-        outUntilNanos = until == 0 ? 1 : until;
+        yielding.incrementAndGet(); // no call is admitted from here; lock-core's step-down keeps it out after
         CompletableFuture<Boolean> calls =
-                current == null ? CompletableFuture.completedFuture(true) : callsEnded(leaseDuration, ownExcluded);
+                isLeader() ? callsEnded(leaseDuration, ownExcluded) : CompletableFuture.completedFuture(true);
         return calls.thenCompose(ended -> {
-            Duration left = Duration.ofNanos(Math.max(0, outUntilNanos - System.nanoTime()));
-            Leadership running = election;
-            log.info("Leadership '{}': stepping down, staying out of the election for {}", name, left);
-            return running == null ? CompletableFuture.completedFuture(null) : running.stepDownAsync(left);
-        });
+                    Leadership running = election;
+                    log.info("Leadership '{}': stepping down, staying out of the election for {}", name, coolDown);
+                    return running == null
+                            ? CompletableFuture.<Void>completedFuture(null)
+                            : running.stepDownAsync(coolDown);
+                })
+                .whenComplete((ignored, error) -> yielding.decrementAndGet());
     }
 
     /** First step of a stop, at once: no call is admitted any more. */
@@ -228,25 +227,21 @@ final class LeadershipGate implements LeaderTermListener {
                     Leadership running = election;
                     return running == null ? CompletableFuture.completedFuture(null) : running.stopAsync();
                 })
-                .handle((ignored, error) -> null) // ended on an error before the stop: stopped all the same
-                .thenRun(() -> state = LeadershipState.STOPPED);
+                .handle((ignored, error) -> null); // ended on an error before the stop: stopped all the same
     }
 
-    /** A term started, on the table's event thread: marks the state, then tells the application. */
+    /** A term started, on the table's event thread (lock-core's state changed before): tells the application. */
     @Override
     public void onTermStarted(Lease lease) {
-        current = lease;
-        state = LeadershipState.LEADING;
+        lastTerm = lease;
         terms.incrementAndGet();
         log.info("Leadership '{}': {} leads (fencing token {})", name, holder(), lease.fencingToken());
         events.publish(new LeadershipGrantedEvent(events.source(), name, lease));
     }
 
-    /** The term ended, on the table's event thread: marks the state, then tells the application. */
+    /** The term ended, on the table's event thread (lock-core's state changed before): tells the application. */
     @Override
     public void onTermEnded(Lease lease) {
-        current = null;
-        state = stopRequested ? LeadershipState.STOPPED : LeadershipState.FOLLOWING;
         log.info(
                 "Leadership '{}': {} no longer leads (fencing token {}, {})",
                 name,

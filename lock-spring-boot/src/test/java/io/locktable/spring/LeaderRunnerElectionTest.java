@@ -75,4 +75,34 @@ class LeaderRunnerElectionTest {
         assertThat(first.status(name).orElseThrow().state()).isEqualTo(LeadershipState.FOLLOWING);
         assertThat(first.status(name).orElseThrow().terms()).isEqualTo(1);
     }
+
+    @Test
+    void noCallIsAdmittedFromTheYieldOnWhileTheCallsInFlightDrainAndTheStatusReadsTheElection() throws Exception {
+        LeaderRunner runner = runner();
+        assertThat(runner.status(name).orElseThrow().state()).isEqualTo(LeadershipState.STOPPED);
+        runner.start();
+        await().atMost(WITHIN).until(() -> runner.isLeader(name));
+        assertThat(runner.status(name).orElseThrow().state()).isEqualTo(LeadershipState.LEADING);
+        LeadershipGate gate = runner.register(name, LEASE);
+        assertThat(gate.admit()).as("a call in flight on another thread").isPresent();
+
+        java.util.concurrent.CompletionStage<Void> yielded = runner.yieldAsync(name);
+
+        assertThat(gate.admit())
+                .as("refused while the step-down waits for the call in flight, though the lease is still held")
+                .isEmpty();
+        assertThat(runner.isLeader(name)).isTrue();
+        assertThat(runner.skipped(name)).isEqualTo(1);
+        gate.leave(); // the call in flight ends: the step-down releases the lease
+
+        yielded.toCompletableFuture().get(WITHIN.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        assertThat(runner.isLeader(name)).isFalse();
+        assertThat(gate.admit())
+                .as("out of the election for its cool-down, lock-core's")
+                .isEmpty();
+        assertThat(runner.status(name).orElseThrow().state()).isEqualTo(LeadershipState.FOLLOWING);
+
+        runner.stop();
+        assertThat(runner.status(name).orElseThrow().state()).isEqualTo(LeadershipState.STOPPED);
+    }
 }
