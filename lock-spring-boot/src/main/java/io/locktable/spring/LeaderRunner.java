@@ -1,6 +1,7 @@
 package io.locktable.spring;
 
 import io.locktable.Lease;
+import io.locktable.LockRecord;
 import io.locktable.LockTable;
 import io.locktable.LockTableListener;
 import java.time.Duration;
@@ -169,6 +170,18 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
     }
 
     /**
+     * {@return who leads a name, as this instance last knew it: itself while it leads; otherwise the holder that the
+     * item showed at this instance's last poll (a follower reads it every third of the holder's lease, at most every
+     * 10 s); empty for a name this runner does not lead, or before any read showed a holder}
+     *
+     * @param name the name of the leadership
+     */
+    public Optional<CurrentLeader> leader(String name) {
+        LeadershipGate leadership = leaderships.get(name);
+        return leadership == null ? Optional.empty() : leadership.leader();
+    }
+
+    /**
      * {@return how many {@link LeaderOnly} calls of a name were skipped since the runner was created, because this
      * instance did not lead it or was stepping down (the meter {@code locktable.leader.skipped})}
      *
@@ -284,6 +297,15 @@ public final class LeaderRunner implements SmartLifecycle, ApplicationEventPubli
     @Override
     public void setApplicationEventPublisher(ApplicationEventPublisher publisher) {
         events.publisher(publisher);
+    }
+
+    /** Notes the holder an acquire of one of this runner's names found in the item, for {@link #leader(String)}. */
+    @Override
+    public void onBusy(String name, LockRecord holder) {
+        LeadershipGate leadership = leaderships.get(name);
+        if (leadership != null) {
+            leadership.saw(holder);
+        }
     }
 
     /** Records a failed renewal of the lease of one of this runner's terms for {@link #status(String)}. */

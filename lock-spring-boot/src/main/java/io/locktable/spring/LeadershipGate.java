@@ -3,6 +3,7 @@ package io.locktable.spring;
 import io.locktable.LeaderTermListener;
 import io.locktable.Leadership;
 import io.locktable.Lease;
+import io.locktable.LockRecord;
 import io.locktable.LockTable;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,6 +14,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -34,6 +36,9 @@ final class LeadershipGate implements LeaderTermListener {
 
     /** A failure of the leadership, as the status reports it. */
     private record Failure(String error, Instant at) {}
+
+    /** Another instance's term, as this instance's reads of the item showed it: first and last seen. */
+    private record Sighting(LockRecord holder, Instant since, Instant seenAt) {}
 
     /** A wait for the calls in flight, but a caller's own, to end: {@code done} completes true when they have. */
     private record Drain(int own, CompletableFuture<Boolean> done) {}
@@ -57,6 +62,8 @@ final class LeadershipGate implements LeaderTermListener {
     private volatile @Nullable Failure lastRenewalFailure;
     /** The lease of the last term won, to tell its renewal failures (heard after the fact) from other leases'. */
     private volatile @Nullable Lease lastTerm;
+    /** Another instance's term, as this instance's reads of the item showed it: for the endpoint, not a decision. */
+    private final AtomicReference<@Nullable Sighting> sighting = new AtomicReference<>();
 
     private volatile @Nullable Leadership election; // written under this
 
@@ -108,6 +115,43 @@ final class LeadershipGate implements LeaderTermListener {
         }
         Optional<Failure> last = Optional.ofNullable(failure);
         return new LeadershipStatus(name, reported, terms.get(), last.map(Failure::error), last.map(Failure::at));
+    }
+
+    /** An acquire of this name found another holder in the item (the table's event): it leads, as far as we know. */
+    void saw(LockRecord holder) {
+        if (holder.owner().isEmpty()) {
+            return;
+        }
+        Instant now = Instant.now();
+        sighting.updateAndGet(known -> known != null
+                        && known.holder().owner().equals(holder.owner())
+                        && known.holder().fencingToken() == holder.fencingToken()
+                ? new Sighting(holder, known.since(), now)
+                : new Sighting(holder, now, now));
+    }
+
+    /** This instance while it leads; else the holder last read in the item, unless this instance led after it. */
+    Optional<CurrentLeader> leader() {
+        Optional<Lease> mine = lease();
+        if (mine.isPresent()) {
+            Lease lease = mine.get();
+            return Optional.of(new CurrentLeader(
+                    lease.owner(),
+                    locks.options().holder(),
+                    lease.fencingToken(),
+                    lease.acquiredAt(),
+                    lease.renewedAt(),
+                    true));
+        }
+        Sighting seen = sighting.get();
+        return Optional.ofNullable(seen)
+                .map(s -> new CurrentLeader(
+                        s.holder().owner().orElseThrow(),
+                        s.holder().holder(),
+                        s.holder().fencingToken(),
+                        s.since(),
+                        s.seenAt(),
+                        false));
     }
 
     long skipped() {
@@ -234,6 +278,7 @@ final class LeadershipGate implements LeaderTermListener {
     @Override
     public void onTermStarted(Lease lease) {
         lastTerm = lease;
+        sighting.set(null); // whoever led before this term does no more
         terms.incrementAndGet();
         log.info("Leadership '{}': {} leads (fencing token {})", name, holder(), lease.fencingToken());
         events.publish(new LeadershipGrantedEvent(events.source(), name, lease));

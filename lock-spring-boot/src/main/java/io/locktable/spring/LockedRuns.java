@@ -2,10 +2,13 @@ package io.locktable.spring;
 
 import io.locktable.Lease;
 import io.locktable.LeaseEnd;
+import io.locktable.LockRecord;
 import io.locktable.LockTable;
+import io.locktable.LockTableListener;
 import io.locktable.spring.DeferredCalls.Held;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
@@ -44,7 +47,7 @@ import org.springframework.context.SmartLifecycle;
  * lockedRuns.skipped("hourly-report"); // calls skipped since startup
  * }</pre>
  */
-public final class LockedRuns implements SmartLifecycle, ApplicationEventPublisherAware {
+public final class LockedRuns implements SmartLifecycle, ApplicationEventPublisherAware, LockTableListener {
 
     private static final Logger log = LoggerFactory.getLogger(LockedRun.class);
 
@@ -55,6 +58,8 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
     private final EvaluatedNames evaluated = new EvaluatedNames();
     /** The calls from their start (before the acquire) to their end: a stop waits for them. */
     private final Set<Run> inFlight = ConcurrentHashMap.newKeySet();
+    /** By declared name: the last run this instance knows of. */
+    private final ConcurrentSkipListMap<String, LastLockedRun> lastRuns = new ConcurrentSkipListMap<>();
 
     private volatile LockedRunObserver observer = LockedRunObserver.NONE;
     private volatile boolean accepting = true;
@@ -97,6 +102,52 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                         run.name, run.lease().fencingToken(), run.lease().acquiredAt()))
                 .sorted(Comparator.comparing(LockedRunStatus::name).thenComparing(LockedRunStatus::startedAt))
                 .toList();
+    }
+
+    /**
+     * The last run of each {@link LockedRun} method this instance knows of, by the name as declared: its own last run
+     * that ended, or, if a later call was skipped because the lock was held, the run the lock's item showed then.
+     * Reads nothing from DynamoDB.
+     *
+     * @return a snapshot, sorted by the name as declared
+     */
+    public List<LastLockedRun> lastRuns() {
+        return List.copyOf(lastRuns.values());
+    }
+
+    /**
+     * Notes the run another holder has when a call of a {@link LockedRun} method finds its lock held (the table's
+     * event, read from the item), for {@link #lastRuns()}.
+     */
+    @Override
+    public void onBusy(String name, LockRecord holder) {
+        String declared = declaredName(name);
+        if (!names.containsKey(declared) || holder.owner().isEmpty()) {
+            return;
+        }
+        LastLockedRun seen = new LastLockedRun(
+                name,
+                holder.holder().orElse(holder.owner().get()),
+                holder.fencingToken(),
+                Instant.now(),
+                Optional.empty(),
+                Optional.empty());
+        lastRuns.compute(declared, (key, known) -> later(known, seen));
+    }
+
+    /**
+     * The later of two runs of one declared name: of one lock, the one with the higher fencing token (the same run
+     * seen again keeps when it was first seen; an event heard late never hides a later run); of two locks of one
+     * template, the one met last.
+     */
+    private static LastLockedRun later(@Nullable LastLockedRun known, LastLockedRun met) {
+        if (known == null || !known.name().equals(met.name())) {
+            return met;
+        }
+        if (known.fencingToken() != met.fencingToken()) {
+            return met.fencingToken() > known.fencingToken() ? met : known;
+        }
+        return met.outcome().isPresent() ? met : known; // this instance's own end tells more than a sighting
     }
 
     /**
@@ -441,6 +492,14 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                     ? LockedRunEvent.Outcome.LOST
                     : failure != null ? LockedRunEvent.Outcome.FAILED : LockedRunEvent.Outcome.COMPLETED;
             events.publish(LockedRunEvent.ended(LockedRuns.this, name, lease(), outcome, took, failure));
+            LastLockedRun run = new LastLockedRun(
+                    name,
+                    locks.options().holder().orElse(locks.owner()),
+                    lease().fencingToken(),
+                    lease().acquiredAt(),
+                    Optional.of(Instant.now()),
+                    Optional.of(outcome));
+            lastRuns.compute(target.name(), (key, known) -> later(known, run));
             observed.ended(
                     lost
                             ? LockedRunObserver.Outcome.LOST

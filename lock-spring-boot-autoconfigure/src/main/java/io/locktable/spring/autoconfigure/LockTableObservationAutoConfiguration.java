@@ -4,10 +4,17 @@ import io.locktable.LockTable;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.LockedRuns;
 import io.locktable.spring.actuate.AcquireObservationConvention;
+import io.locktable.spring.actuate.DefaultAcquireObservationConvention;
+import io.locktable.spring.actuate.DefaultLeaderTermObservationConvention;
+import io.locktable.spring.actuate.DefaultLockedRunObservationConvention;
 import io.locktable.spring.actuate.LeaderTermObservationConvention;
 import io.locktable.spring.actuate.LockObservations;
+import io.locktable.spring.actuate.LockTableMetrics;
 import io.locktable.spring.actuate.LockedRunObservationConvention;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.List;
+import java.util.Set;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -16,6 +23,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Micrometer observations of acquires, {@code @LockedRun} calls and leader terms ({@link LockObservations}), when the
@@ -23,9 +31,20 @@ import org.springframework.context.annotation.Bean;
  * LockObservations} bean of the application replaces this one. With context-propagation on the class path, the
  * auto-configured table makes an acquire's caller's context current while its events are heard, so that each
  * acquire's observation is a child of the caller's current one.
+ *
+ * <p>Where the context has the {@code locktable.*} meters ({@link LockTableMetrics}), the observations make no meters
+ * of their own (a {@link MeterFilter} denies them): Boot's meter handler would otherwise time the same events a
+ * second time under other names ({@code locktable.acquisition} beside {@code locktable.acquire}, a follower's whole
+ * wait as one acquisition), without help texts, and count long tasks whose outcome is not known yet. The observations
+ * stay for traces.
  */
 @AutoConfiguration(
-        after = {LockTableAutoConfiguration.class, LeaderOnlyAutoConfiguration.class, LockedRunAutoConfiguration.class},
+        after = {
+            LockTableAutoConfiguration.class,
+            LeaderOnlyAutoConfiguration.class,
+            LockedRunAutoConfiguration.class,
+            LockTableMetricsAutoConfiguration.class
+        },
         afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "locktable.enabled", matchIfMissing = true)
 @ConditionalOnClass({ObservationRegistry.class, LeaderRunner.class})
@@ -68,5 +87,34 @@ public final class LockTableObservationAutoConfiguration {
     SmartInitializingSingleton lockObservationsOfLockedRuns(
             ObjectProvider<LockObservations> observations, ObjectProvider<LockedRuns> lockedRuns) {
         return () -> lockedRuns.ifUnique(runs -> observations.ifUnique(runs::observer));
+    }
+
+    /** Only with Micrometer's meters and the {@code locktable.*} meters. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterFilter.class)
+    @ConditionalOnBean(LockTableMetrics.class)
+    static class ObservationsWithoutMeters {
+
+        /**
+         * Denies the meters Boot's meter handler would make of the observations ({@code <name>} and {@code
+         * <name>.active}, for the names of the conventions in use): the {@code locktable.*} meters of {@link
+         * LockTableMetrics} are the one family of each event.
+         */
+        @Bean
+        MeterFilter lockObservationsWithoutMeters(
+                ObjectProvider<AcquireObservationConvention> acquires,
+                ObjectProvider<LockedRunObservationConvention> runs,
+                ObjectProvider<LeaderTermObservationConvention> terms) {
+            Set<String> names = Set.copyOf(List.of(
+                    acquires.getIfUnique(DefaultAcquireObservationConvention::new)
+                            .getName(),
+                    runs.getIfUnique(DefaultLockedRunObservationConvention::new).getName(),
+                    terms.getIfUnique(DefaultLeaderTermObservationConvention::new)
+                            .getName()));
+            return MeterFilter.deny(id -> names.contains(id.getName())
+                    || (id.getName().endsWith(".active")
+                            && names.contains(
+                                    id.getName().substring(0, id.getName().length() - ".active".length()))));
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.locktable.spring.actuate;
 
 import io.locktable.spring.LeaderOnly;
+import io.locktable.spring.LockedRun;
 import io.locktable.test.DynamoDbEngines;
 import io.locktable.test.TestTable;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -48,6 +50,19 @@ class ActuatorApp {
     @Bean
     Job job() {
         return new Job();
+    }
+
+    @Bean
+    Report report() {
+        return new Report();
+    }
+
+    /** A per-run lock, called by the tests: present when the body ran, empty when the call was skipped. */
+    public static class Report {
+        @LockedRun("${job.name}-report")
+        public Optional<String> run() {
+            return Optional.of("ran");
+        }
     }
 
     /** The clustered work: a scheduled call that runs only on the leader. */

@@ -6,8 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.locktable.Lease;
 import io.locktable.LockTable;
+import io.locktable.LockTableOptions;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.actuate.ActuatorApp.Actuator;
+import io.locktable.spring.actuate.ActuatorApp.Report;
 import io.locktable.test.DynamoDbEngines;
 import io.locktable.test.TestTable;
 import java.time.Duration;
@@ -122,6 +124,102 @@ class LocksEndpointTest {
         assertThat(following.get("terms").asLong()).isZero();
     }
 
+    /** The follower tells who leads, as its polls read it from the item; the leader tells itself. */
+    @Test
+    @Order(2)
+    void tellsWhoLeadsEachElectionOnTheLeaderAndOnTheFollower() {
+        Lease lease = runnerA.lease(JOB).orElseThrow();
+
+        JsonNode self = a.get("/actuator/locks").json().get("leaders").get(0).get("leader");
+        assertThat(self.get("holder").asString()).isEqualTo("node-a");
+        assertThat(self.get("owner").asString()).isEqualTo(lease.owner());
+        assertThat(self.get("fencingToken").asLong()).isEqualTo(lease.fencingToken());
+        assertThat(Instant.parse(self.get("since").asString()))
+                .isCloseTo(lease.acquiredAt(), within(1, ChronoUnit.MILLIS));
+        assertThat(self.get("self").asBoolean()).isTrue();
+
+        await().atMost(WITHIN)
+                .until(() -> !b.get("/actuator/locks")
+                        .json()
+                        .get("leaders")
+                        .get(0)
+                        .get("leader")
+                        .isNull());
+        JsonNode seen = b.get("/actuator/locks").json().get("leaders").get(0).get("leader");
+        assertThat(seen.get("holder").asString()).isEqualTo("node-a");
+        assertThat(seen.get("owner").asString()).isEqualTo(lease.owner());
+        assertThat(seen.get("fencingToken").asLong()).isEqualTo(lease.fencingToken());
+        assertThat(seen.get("self").asBoolean()).isFalse();
+        Instant since = Instant.parse(seen.get("since").asString());
+        assertThat(Instant.parse(seen.get("seenAt").asString())).isAfterOrEqualTo(since);
+        await().atMost(WITHIN)
+                .until(() -> Instant.parse(b.get("/actuator/locks")
+                                .json()
+                                .get("leaders")
+                                .get(0)
+                                .get("leader")
+                                .get("seenAt")
+                                .asString())
+                        .isAfter(since));
+        assertThat(b.get("/actuator/locks")
+                        .json()
+                        .get("leaders")
+                        .get(0)
+                        .get("leader")
+                        .get("since")
+                        .asString())
+                .as("the same term, read again: since stays")
+                .isEqualTo(seen.get("since").asString());
+    }
+
+    /**
+     * Each {@code @LockedRun}'s last run: on the instance whose call was skipped, the run another instance held (read
+     * from the item); once it runs itself, its own run with its outcome.
+     */
+    @Test
+    @Order(4)
+    void tellsTheLastRunOfEachLockedRunNotOnlyThoseInProgress() {
+        String report = JOB + "-report";
+        LockTable.Builder third = LockTable.builder(
+                        DynamoDbEngines.current().client(), table.name(), table.partitionKey())
+                .options(LockTableOptions.builder().holder("node-c").build());
+        table.sortKey().ifPresent(third::sortKey);
+        Report reportB = instanceB.getBean(Report.class);
+        long heldToken;
+        try (LockTable nodeC = third.build()) {
+            Lease held = nodeC.tryAcquire(report, ActuatorApp.LEASE).orElseThrow();
+            heldToken = held.fencingToken();
+            assertThat(reportB.run()).as("skipped: node-c holds it").isEmpty();
+            await().atMost(WITHIN)
+                    .until(() ->
+                            !b.get("/actuator/locks").json().get("lastRuns").isEmpty());
+            JsonNode elsewhere = b.get("/actuator/locks").json().get("lastRuns").get(0);
+            assertThat(elsewhere.get("name").asString()).isEqualTo(report);
+            assertThat(elsewhere.get("instance").asString()).isEqualTo("node-c");
+            assertThat(elsewhere.get("fencingToken").asLong()).isEqualTo(held.fencingToken());
+            assertThat(elsewhere.get("at").asString()).endsWith("Z");
+            assertThat(elsewhere.get("endedAt").isNull()).isTrue();
+            assertThat(elsewhere.get("outcome").asString()).isEqualTo("HELD");
+            held.release();
+        }
+
+        assertThat(reportB.run()).as("runs on node-b").isPresent();
+
+        JsonNode own = b.get("/actuator/locks").json().get("lastRuns").get(0);
+        assertThat(own.get("name").asString()).isEqualTo(report);
+        assertThat(own.get("instance").asString()).isEqualTo("node-b");
+        assertThat(own.get("fencingToken").asLong()).isGreaterThan(heldToken);
+        assertThat(Instant.parse(own.get("endedAt").asString()))
+                .isAfterOrEqualTo(Instant.parse(own.get("at").asString()));
+        assertThat(own.get("outcome").asString()).isEqualTo("COMPLETED");
+        assertThat(b.get("/actuator/locks").json().get("runs"))
+                .as("none in progress")
+                .isEmpty();
+        assertThat(a.get("/actuator/locks").json().get("lastRuns"))
+                .as("node-a never called it")
+                .isEmpty();
+    }
+
     @Test
     @Order(2)
     void showsOneLockAsStoredBesideTheLocalLease() {
@@ -173,7 +271,7 @@ class LocksEndpointTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void refusesTheStepDownWithTheDefaultAccess() {
         Actuator.Response refused = b.post("/actuator/locks/" + JOB);
 
@@ -183,7 +281,7 @@ class LocksEndpointTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void stepsDownSoTheOtherInstanceLeadsWithAHigherToken() {
         long before = runnerA.lease(JOB).orElseThrow().fencingToken();
 

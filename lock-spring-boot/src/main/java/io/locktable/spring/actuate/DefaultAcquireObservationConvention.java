@@ -5,8 +5,9 @@ import io.micrometer.common.KeyValues;
 /**
  * The default observation of an acquire: named {@value #NAME}, contextual name {@code acquire <lock>}, low-cardinality
  * keys {@code lock} ({@link LockObservationContext#lock()}) and {@code outcome} ({@code acquired}, {@code taken_over},
- * {@code busy}, {@code timeout}, {@code error}, {@code cancelled}; {@code unknown} while it runs), high-cardinality
- * key {@code lock.name}. Extend it to change a part.
+ * {@code busy}, {@code timeout}, {@code error}, {@code cancelled}; absent while it runs, so a handler that reads the
+ * keys at the start, such as a long task timer, never sees an outcome not known yet), high-cardinality key {@code
+ * lock.name}. Extend it to change a part.
  */
 public class DefaultAcquireObservationConvention implements AcquireObservationConvention {
 
@@ -38,6 +39,7 @@ public class DefaultAcquireObservationConvention implements AcquireObservationCo
 
     static KeyValues lockAndOutcome(LockObservationContext context) {
         String outcome = context.outcome();
-        return KeyValues.of("lock", context.lock(), "outcome", outcome == null ? "unknown" : outcome);
+        KeyValues lock = KeyValues.of("lock", context.lock());
+        return outcome == null ? lock : lock.and("outcome", outcome);
     }
 }

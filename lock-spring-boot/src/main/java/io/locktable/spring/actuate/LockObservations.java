@@ -149,12 +149,18 @@ public final class LockObservations
         }
     }
 
-    /** Stops the observations still open (an acquire without an outcome); called by the context when it closes. */
+    /**
+     * Stops the observations still open; called by the context when it closes. An acquire still open (a leadership
+     * that contended until the stop) ends {@code cancelled}.
+     */
     @Override
     public void destroy() {
         openTerms.values().forEach(Observation::stop);
         openTerms.clear();
-        openAcquires.values().forEach(open -> open.observation().stop());
+        openAcquires.values().forEach(open -> {
+            open.context().outcome(AcquireOutcome.CANCELLED);
+            open.observation().stop();
+        });
         openAcquires.clear();
     }
 

@@ -5,6 +5,8 @@ import io.locktable.Lease;
 import io.locktable.LockItemConflictException;
 import io.locktable.LockRecord;
 import io.locktable.LockTable;
+import io.locktable.spring.CurrentLeader;
+import io.locktable.spring.LastLockedRun;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.LeadershipState;
 import io.locktable.spring.LeadershipStatus;
@@ -82,13 +84,15 @@ public final class LocksEndpoint {
         List<LeaderDescriptor> leaders = runner == null
                 ? List.of()
                 : runner.names().stream()
-                        .map(runner::status)
+                        .map(this::describeLeadership)
                         .flatMap(Optional::stream)
-                        .map(LeaderDescriptor::of)
                         .toList();
         List<RunDescriptor> running = runs == null
                 ? List.of()
                 : runs.running().stream().map(RunDescriptor::of).toList();
+        List<LastRunDescriptor> lastRuns = runs == null
+                ? List.of()
+                : runs.lastRuns().stream().map(LastRunDescriptor::of).toList();
         return new LocksDescriptor(
                 locks.tableName(),
                 locks.partitionKey(),
@@ -97,7 +101,8 @@ public final class LocksEndpoint {
                 locks.options().holder().orElse(null),
                 leases,
                 leaders,
-                running);
+                running,
+                lastRuns);
     }
 
     /**
@@ -151,8 +156,8 @@ public final class LocksEndpoint {
             code = STATUS_ACCEPTED;
         }
         int status = code;
-        return runner.status(name)
-                .map(leadership -> new WebEndpointResponse<>(LeaderDescriptor.of(leadership), status))
+        return describeLeadership(name)
+                .map(leadership -> new WebEndpointResponse<>(leadership, status))
                 .orElseGet(() -> new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND));
     }
 
@@ -163,6 +168,13 @@ public final class LocksEndpoint {
 
     private static @Nullable String iso(@Nullable Duration duration) {
         return duration == null ? null : duration.truncatedTo(ChronoUnit.MILLIS).toString();
+    }
+
+    private Optional<LeaderDescriptor> describeLeadership(String name) {
+        return runner.status(name)
+                .map(status -> LeaderDescriptor.of(
+                        status,
+                        runner.leader(name).map(CurrentLeaderDescriptor::of).orElse(null)));
     }
 
     private LeaseDescriptor describe(Lease lease) {
@@ -177,7 +189,10 @@ public final class LocksEndpoint {
                 leader);
     }
 
-    /** The response of {@code GET /actuator/locks}: the table, this instance's identity, leases, leaders, runs. */
+    /**
+     * The response of {@code GET /actuator/locks}: the table, this instance's identity, leases, leaders, runs, and
+     * the last run of each {@code @LockedRun} method.
+     */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record LocksDescriptor(
             String table,
@@ -187,7 +202,8 @@ public final class LocksEndpoint {
             String holder,
             List<LeaseDescriptor> leases,
             List<LeaderDescriptor> leaders,
-            List<RunDescriptor> runs)
+            List<RunDescriptor> runs,
+            List<LastRunDescriptor> lastRuns)
             implements OperationResponseBody {}
 
     /** A {@code @LockedRun} run whose body runs now: its lock, its lease's fencing token, when the body started. */
@@ -205,18 +221,74 @@ public final class LocksEndpoint {
             String name, long fencingToken, String acquiredAt, String renewedAt, String remaining, boolean leader)
             implements OperationResponseBody {}
 
-    /** A leadership of the leader runner ({@link LeadershipStatus}). */
+    /**
+     * A leadership of the leader runner ({@link LeadershipStatus}), and who leads it as this instance last knew
+     * ({@link LeaderRunner#leader(String)}; null before any read of the item showed a holder).
+     */
     @JsonInclude(JsonInclude.Include.ALWAYS)
-    public record LeaderDescriptor(String name, LeadershipState state, long terms, String lastError, String lastErrorAt)
+    public record LeaderDescriptor(
+            String name,
+            LeadershipState state,
+            long terms,
+            String lastError,
+            String lastErrorAt,
+            CurrentLeaderDescriptor leader)
             implements OperationResponseBody {
 
-        static LeaderDescriptor of(LeadershipStatus status) {
+        static LeaderDescriptor of(LeadershipStatus status, @Nullable CurrentLeaderDescriptor leader) {
             return new LeaderDescriptor(
                     status.name(),
                     status.state(),
                     status.terms(),
                     status.lastError().orElse(null),
-                    status.lastErrorAt().map(LocksEndpoint::iso).orElse(null));
+                    status.lastErrorAt().map(LocksEndpoint::iso).orElse(null),
+                    leader);
+        }
+    }
+
+    /**
+     * Who leads a leadership ({@link CurrentLeader}): its holder (null when it set none), owner id and fencing token;
+     * {@code since} when this instance first saw the term (the item keeps no time), {@code seenAt} when it last
+     * confirmed it; {@code self} when this instance leads.
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record CurrentLeaderDescriptor(
+            String holder, String owner, long fencingToken, String since, String seenAt, boolean self)
+            implements OperationResponseBody {
+
+        static CurrentLeaderDescriptor of(CurrentLeader leader) {
+            return new CurrentLeaderDescriptor(
+                    leader.holder().orElse(null),
+                    leader.owner(),
+                    leader.fencingToken(),
+                    iso(leader.since()),
+                    iso(leader.seenAt()),
+                    leader.self());
+        }
+    }
+
+    /**
+     * The last run of a {@code @LockedRun} method this instance knows of ({@link LastLockedRun}): where it ran
+     * ({@code instance}), its fencing token, {@code at} (its start, or when a call here found another instance's run
+     * holding the lock), {@code endedAt} and {@code outcome} ({@code COMPLETED}, {@code FAILED}, {@code LOST} for a run
+     * of this instance; {@code HELD} and no end for another's, whose outcome is not in the item).
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record LastRunDescriptor(
+            String name, String instance, long fencingToken, String at, String endedAt, String outcome)
+            implements OperationResponseBody {
+
+        /** The outcome shown for a run of another instance, seen holding the lock. */
+        public static final String HELD = "HELD";
+
+        static LastRunDescriptor of(LastLockedRun run) {
+            return new LastRunDescriptor(
+                    run.name(),
+                    run.instance(),
+                    run.fencingToken(),
+                    iso(run.at()),
+                    run.endedAt().map(LocksEndpoint::iso).orElse(null),
+                    run.outcome().map(Enum::name).orElse(HELD));
         }
     }
 
