@@ -10,7 +10,13 @@ import org.jspecify.annotations.Nullable;
 public interface LockedRunObserver {
 
     /** Hears nothing of a call. */
-    Call NONE_CALL = (outcome, error) -> {};
+    Call NONE_CALL = new Call() {
+        @Override
+        public void ended(LockedRunEvent.Outcome outcome, @Nullable Throwable error) {}
+
+        @Override
+        public void skipped(@Nullable Throwable error) {}
+    };
 
     /** Hears nothing. */
     LockedRunObserver NONE = (name, declaredName) -> NONE_CALL;
@@ -27,7 +33,7 @@ public interface LockedRunObserver {
     /**
      * A call whose work ends after it returned (a future, a {@code Mono}, a {@code Flux}, a suspend function) starts.
      * Its end may come on another thread, so nothing may stay open on the caller's (such as an observation's scope);
-     * a call cancelled while its lock is asked for ends {@link Outcome#SKIPPED}. Not heard by default.
+     * a call cancelled while its lock is asked for is {@link Call#skipped skipped}. Not heard by default.
      *
      * @param name the lock's name, as this call evaluated it
      * @param declaredName the name as declared
@@ -37,27 +43,23 @@ public interface LockedRunObserver {
         return NONE_CALL;
     }
 
-    /** One call of a {@link LockedRun} method. */
+    /** One call of a {@link LockedRun} method: it hears one of its two ends, once. */
     interface Call {
 
         /**
-         * The call ended.
+         * The body ran and ended, as the {@link LockedRunEvent} of its end tells.
          *
          * @param outcome how it ended
          * @param error what the body threw, or null
          */
-        void ended(Outcome outcome, @Nullable Throwable error);
-    }
+        void ended(LockedRunEvent.Outcome outcome, @Nullable Throwable error);
 
-    /** How a call ended. */
-    enum Outcome {
-        /** The body ran and returned while the lease was held. */
-        RAN,
-        /** The body did not run: another holder had the lock, the acquire failed, or the application was stopping. */
-        SKIPPED,
-        /** The lease ended while the body ran. */
-        LOST,
-        /** The body threw. */
-        FAILED
+        /**
+         * The body did not run: another holder had the lock, the acquire failed, the application was stopping, or a
+         * deferred call was cancelled while its lock was asked for.
+         *
+         * @param error the acquire's failure, or null
+         */
+        void skipped(@Nullable Throwable error);
     }
 }

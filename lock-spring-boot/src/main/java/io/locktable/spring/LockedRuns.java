@@ -223,7 +223,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
         } catch (RuntimeException e) {
             return run.failed(e); // the acquire failed
         } catch (Error e) {
-            run.observed.ended(LockedRunObserver.Outcome.FAILED, e);
+            run.observed.skipped(e);
             run.close();
             throw e;
         }
@@ -398,7 +398,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                 if (acquired != null) {
                     acquired.ifPresent(Lease::release);
                 }
-                observed.ended(LockedRunObserver.Outcome.SKIPPED, null);
+                observed.skipped(null);
                 close();
             } else if (failure != null) {
                 failed(
@@ -500,11 +500,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
                     Optional.of(Instant.now()),
                     Optional.of(outcome));
             lastRuns.compute(target.name(), (key, known) -> later(known, run));
-            observed.ended(
-                    lost
-                            ? LockedRunObserver.Outcome.LOST
-                            : failure != null ? LockedRunObserver.Outcome.FAILED : LockedRunObserver.Outcome.RAN,
-                    failure);
+            observed.ended(outcome, failure);
             close();
         }
 
@@ -514,7 +510,7 @@ public final class LockedRuns implements SmartLifecycle, ApplicationEventPublish
             perName.skipped.increment();
             log.debug("Skipped {} ('{}'): {}", target.method(), name, reason);
             events.publish(LockedRunEvent.skipped(LockedRuns.this, name, reason));
-            observed.ended(LockedRunObserver.Outcome.SKIPPED, null);
+            observed.skipped(null);
             close();
             return LockAnnotationInterceptor.skipped(method);
         }

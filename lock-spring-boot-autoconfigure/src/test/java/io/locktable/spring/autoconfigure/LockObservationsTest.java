@@ -163,7 +163,7 @@ class LockObservationsTest {
                             + stop.getHighCardinalityKeyValue("lock.name").getValue()
                             + " " + stop.getContextualName())
                     .containsExactly(
-                            "[lock=report-#{#region}, outcome=ran] report-eu locked run report-#{#region}",
+                            "[lock=report-#{#region}, outcome=completed] report-eu locked run report-#{#region}",
                             "[lock=report-#{#region}, outcome=skipped] report-us locked run report-#{#region}",
                             "[lock=failing-#{#region}, outcome=failed] failing-eu locked run failing-#{#region}");
             assertThat(stopped)
@@ -207,7 +207,7 @@ class LockObservationsTest {
                         assertThat(stop.getLowCardinalityKeyValue("lock").getValue())
                                 .isEqualTo("later-#{#region}");
                         assertThat(stop.getLowCardinalityKeyValue("outcome").getValue())
-                                .isEqualTo("ran");
+                                .isEqualTo("completed");
                     });
         });
     }

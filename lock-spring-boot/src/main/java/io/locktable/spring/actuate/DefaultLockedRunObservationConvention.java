@@ -5,7 +5,7 @@ import io.micrometer.common.KeyValues;
 /**
  * The default observation of a {@code @LockedRun} call: named {@value #NAME}, contextual name {@code locked run
  * <declared name>}, low-cardinality keys {@code lock} (the name as declared, a template for a name with {@code #{...}}
- * parts) and {@code outcome} ({@code ran}, {@code skipped}, {@code lost}, {@code failed}; absent while it
+ * parts) and {@code outcome} ({@code completed}, {@code failed}, {@code lost}, as the run's {@code LockedRunEvent.Outcome}, or {@code skipped}; absent while it
  * runs), high-cardinality key {@code lock.name} (the name the call evaluated). Extend it to change a part.
  */
 public class DefaultLockedRunObservationConvention implements LockedRunObservationConvention {

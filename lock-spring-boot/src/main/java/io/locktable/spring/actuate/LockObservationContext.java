@@ -62,12 +62,19 @@ public final class LockObservationContext extends Observation.Context {
         return fencingToken;
     }
 
-    /** {@return how it ended, in lower case ({@code AcquireOutcome}, {@code LockedRunObserver.Outcome}); null before} */
+    /**
+     * {@return how it ended, in lower case: an {@code AcquireOutcome}, a {@code LockedRunEvent.Outcome} or {@code
+     * skipped}; null before}
+     */
     public @Nullable String outcome() {
         return outcome;
     }
 
     void outcome(Enum<?> outcome) {
-        this.outcome = outcome.name().toLowerCase(Locale.ROOT);
+        outcome(outcome.name());
+    }
+
+    void outcome(String outcome) {
+        this.outcome = outcome.toLowerCase(Locale.ROOT);
     }
 }

@@ -5,6 +5,7 @@ import io.locktable.LockTableListener;
 import io.locktable.spring.LeaderRunner;
 import io.locktable.spring.LeadershipGrantedEvent;
 import io.locktable.spring.LeadershipRevokedEvent;
+import io.locktable.spring.LockedRunEvent;
 import io.locktable.spring.LockedRunObserver;
 import io.locktable.spring.LockedRuns;
 import io.locktable.spring.actuate.LockObservationContext.Kind;
@@ -119,15 +120,27 @@ public final class LockObservations
         LockObservationContext context = new LockObservationContext(Kind.LOCKED_RUN, name, declaredName, 0);
         Observation observation = start(runs, RUNS, context);
         Observation.@Nullable Scope scope = scoped ? observation.openScope() : null;
-        return (outcome, error) -> {
-            if (scope != null) {
-                scope.close();
+        return new Call() {
+            @Override
+            public void ended(LockedRunEvent.Outcome outcome, @Nullable Throwable error) {
+                stop(outcome.name(), error);
             }
-            context.outcome(outcome);
-            if (error != null) {
-                observation.error(error);
+
+            @Override
+            public void skipped(@Nullable Throwable error) {
+                stop("SKIPPED", error);
             }
-            observation.stop();
+
+            private void stop(String outcome, @Nullable Throwable error) {
+                if (scope != null) {
+                    scope.close();
+                }
+                context.outcome(outcome);
+                if (error != null) {
+                    observation.error(error);
+                }
+                observation.stop();
+            }
         };
     }
 
