@@ -23,7 +23,7 @@ echo '|---|---|---|'
 row 'core protocol (decisions, requests, leases, facade, threads)' \
   Protocol.java Timing.java LockStore.java DynamoDbLockStore.java Acquirer.java LeaseKeeper.java LeaseState.java \
   Lease.java LockTable.java LockTableNames.java LockRecord.java LockTableOptions.java LockClock.java LeaseEnd.java \
-  LockItemConflictException.java LeaseLostException.java Scheduler.java
+  LockItemConflictException.java LeaseLostException.java Scheduler.java LeaseTimer.java Handover.java
 row 'the lease end reaching the work' WorkStop.java
 row 'leader election' Leadership.java LeaderTermListener.java
 row 'runAsLeader / runAsLeaderAsync' LeaderRun.java LeaderWork.java

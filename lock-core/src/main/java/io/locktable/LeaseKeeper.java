@@ -1,7 +1,6 @@
 package io.locktable;
 
 import io.locktable.LockStore.StoredLock;
-import io.locktable.Scheduler.LeaseTimer;
 import io.locktable.Scheduler.Workers;
 import java.time.Duration;
 import java.time.Instant;

@@ -101,7 +101,7 @@ public final class LockTable implements AutoCloseable {
     private final LockStore store;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Hears from the keeper each lock this table released, for a waiting acquire (the keeper comes first). */
-    private final Acquirer.Handover handover = new Acquirer.Handover();
+    private final Handover handover = new Handover();
     /** The elections under way, so that {@link #close()} stops them. */
     private final Set<Leadership> leaderships = ConcurrentHashMap.newKeySet();
 

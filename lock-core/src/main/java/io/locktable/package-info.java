@@ -33,7 +33,7 @@
  *       LockMemory}: per name, step 8's marks and the holders seen (steps 3 and 4).
  *   <li>{@code Leadership} (and {@code LeaderRun} for {@code runAsLeader} and {@code runAsLeaderAsync}): elections
  *       over steps 2 to 6.
- *   <li>{@code Scheduler}: every thread, and the timer of the held leases ({@code Scheduler.LeaseTimer}). {@code
+ *   <li>{@code Scheduler}: every thread, and the timer of the held leases ({@code LeaseTimer}). {@code
  *       Listeners}: events to users, off those threads.
  *   <li>{@code LockStore}: the seam, its records and its one rule for failed requests, and {@code
  *       MemoryLockStore} for {@link
@@ -93,7 +93,7 @@
  * caller's thread ({@code PropagatedContext}, over Micrometer's context propagation) and makes it current on the event
  * thread around that acquire's start and finish ({@code CallerContext}).
  *
- * <p><b>Threads.</b> One {@code Scheduler} per table runs them all: one timer thread ({@code Scheduler.LeaseTimer}: every held
+ * <p><b>Threads.</b> One {@code Scheduler} per table runs them all: one timer thread ({@code LeaseTimer}: every held
  * lease in one queue, one task on the timer), one event thread for users' callbacks, and workers that send the
  * requests, earliest deadline first: up to {@code schedulerThreads} (6) as requests queue, and, while renewals start
  * late (waited a twentieth of their period, half of what is reported as late), one more per such renewal up to 64,

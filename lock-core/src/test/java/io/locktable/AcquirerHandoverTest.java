@@ -16,12 +16,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link Acquirer.Handover}: a release by this table wakes one waiter of that lock only, and nobody waits holding a
+ * {@link Handover}: a release by this table wakes one waiter of that lock only, and nobody waits holding a
  * monitor. No engine.
  */
 class AcquirerHandoverTest {
 
-    private final Acquirer.Handover handover = new Acquirer.Handover();
+    private final Handover handover = new Handover();
     private final ExecutorService waiters = Executors.newCachedThreadPool();
 
     @AfterEach
@@ -31,9 +31,9 @@ class AcquirerHandoverTest {
 
     @Test
     void aReleaseWakesTheLongestWaiterOfThatLockAndNoWaiterOfAnother() throws Exception {
-        Acquirer.Handover.Waiter first = handover.enlist("a");
-        Acquirer.Handover.Waiter second = handover.enlist("a");
-        Acquirer.Handover.Waiter other = handover.enlist("b");
+        Handover.Waiter first = handover.enlist("a");
+        Handover.Waiter second = handover.enlist("a");
+        Handover.Waiter other = handover.enlist("b");
         Future<Boolean> firstWoken = waiters.submit(() -> handover.await(first, TimeUnit.SECONDS.toNanos(10)));
         Future<Boolean> secondWoken = waiters.submit(() -> handover.await(second, TimeUnit.MILLISECONDS.toNanos(500)));
         Future<Boolean> otherWoken = waiters.submit(() -> handover.await(other, TimeUnit.MILLISECONDS.toNanos(500)));
@@ -53,8 +53,8 @@ class AcquirerHandoverTest {
     void aWaiterThatHoldsNoThreadIsCalledBackAndTakesTheWakeWithoutWaiting() {
         AtomicInteger wakes = new AtomicInteger();
         AtomicInteger closes = new AtomicInteger();
-        Acquirer.Handover.Waiter closeOnly = handover.enlistForClose("a", closes::incrementAndGet);
-        Acquirer.Handover.Waiter waiter = handover.enlist("a", wakes::incrementAndGet);
+        Handover.Waiter closeOnly = handover.enlistForClose("a", closes::incrementAndGet);
+        Handover.Waiter waiter = handover.enlist("a", wakes::incrementAndGet);
         assertThat(handover.woken(waiter)).isFalse();
 
         handover.released("a");
@@ -76,7 +76,7 @@ class AcquirerHandoverTest {
     @Test
     void aWaiterWithAWakeItHasNotTakenYetIsStillCalledBackWhenTheTableCloses() {
         AtomicInteger wakes = new AtomicInteger();
-        Acquirer.Handover.Waiter waiter = handover.enlist("a", wakes::incrementAndGet);
+        Handover.Waiter waiter = handover.enlist("a", wakes::incrementAndGet);
         handover.released("a"); // its attempt is queued, say, and will take the wake when it pauses
 
         handover.closeAll();
@@ -91,7 +91,7 @@ class AcquirerHandoverTest {
 
     @Test
     void aBlockingWaiterThatTookAWakeFindsTheCloseAtItsNextWait() throws Exception {
-        Acquirer.Handover.Waiter waiter = handover.enlist("a");
+        Handover.Waiter waiter = handover.enlist("a");
         handover.released("a");
         assertThat(handover.await(waiter, TimeUnit.SECONDS.toNanos(10))).isTrue();
 
@@ -105,7 +105,7 @@ class AcquirerHandoverTest {
 
     @Test
     void aWaiterHoldsNoMonitorWhileItWaits() throws Exception {
-        Acquirer.Handover.Waiter waiter = handover.enlist("a");
+        Handover.Waiter waiter = handover.enlist("a");
         AtomicReference<Thread> thread = new AtomicReference<>();
         Future<Boolean> woken = waiters.submit(() -> {
             thread.set(Thread.currentThread());
