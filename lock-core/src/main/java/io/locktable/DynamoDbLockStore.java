@@ -137,11 +137,12 @@ final class DynamoDbLockStore implements LockStore {
         String name = request.name();
         try {
             UpdateItemResponse response = send(name, () -> client.updateItem(acquireUpdate(request)));
-            return new Granted(parse(name, response.attributes()), false);
+            return new Granted(parseAnswer(name, response.attributes(), request.timeout()), false);
         } catch (ConditionalCheckFailedException e) {
             // engines that do not return the item on a condition failure are read once (step 3)
-            StoredLock current =
-                    e.hasItem() && !e.item().isEmpty() ? parse(name, e.item()) : read(name, request.timeout());
+            StoredLock current = e.hasItem() && !e.item().isEmpty()
+                    ? parseAnswer(name, e.item(), request.timeout())
+                    : read(name, request.timeout());
             if (Protocol.isOwnWrite(current, request.owner(), request.rvn())) {
                 // an earlier attempt of this very write was applied and its answer lost; the SDK's retry failed on it
                 return new Granted(current, true);
@@ -619,6 +620,21 @@ final class DynamoDbLockStore implements LockStore {
             return leaseEnd.plus(retention).getEpochSecond();
         } catch (ArithmeticException | DateTimeException tooLong) {
             return Instant.MAX.getEpochSecond();
+        }
+    }
+
+    /**
+     * Reads the item a write's answer carries; one that is not a lock item is confirmed with a strongly consistent
+     * read before it is called foreign, so that an engine whose answers contradict each other (no item there, or a
+     * lock item) is named as the cause rather than an item that does not exist.
+     */
+    private @Nullable StoredLock parseAnswer(
+            String name, @Nullable Map<String, AttributeValue> item, Duration timeout) {
+        try {
+            return parse(name, item);
+        } catch (LockItemConflictException conflict) {
+            StoredLock stored = read(name, timeout); // throws the conflict again if the item is there
+            throw LockItemConflictException.inconsistentAnswer(conflict, stored == null ? "no item" : "a lock item");
         }
     }
 

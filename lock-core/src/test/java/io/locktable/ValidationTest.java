@@ -25,6 +25,7 @@ import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbBean;
 import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbPartitionKey;
 import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbSortKey;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.DescribeTableResponse;
 import software.amazon.awssdk.services.dynamodb.model.MultiRegionConsistency;
 import software.amazon.awssdk.services.dynamodb.model.ReplicatedWriteConflictException;
@@ -98,6 +99,53 @@ class ValidationTest {
         assertThatThrownBy(() -> a.locks().read(name)).isInstanceOf(LockItemConflictException.class);
 
         assertThat(contenders.item(name)).isEqualTo(item);
+    }
+
+    /**
+     * Issue 37: a plain moto_server, under concurrent acquires, answered one with a condition failure carrying a
+     * half-written item (its key only) that was never there. The message names the engine, not an item to move.
+     */
+    @Test
+    void aWriteAnswerShowingAForeignItemThatIsNotThereNamesTheEngineNotTheItem() {
+        String name = Contenders.lockName();
+        Contenders.Contender a = contenders.add();
+        a.faults()
+                .failWith(
+                        "UpdateItem",
+                        () -> (ConditionalCheckFailedException) FaultInjector.engineError(
+                                ConditionalCheckFailedException.builder().item(contenders.key(name)),
+                                400,
+                                "ConditionalCheckFailedException",
+                                "The conditional request failed"),
+                        1);
+
+        assertThatThrownBy(() -> a.locks().tryAcquire(name, LEASE))
+                .isInstanceOf(LockItemConflictException.class)
+                .hasMessage("The DynamoDB engine answered inconsistently about lock '" + name + "' in table '"
+                        + table.name() + "': the answer to a conditional write showed an item that is not a lock item"
+                        + " (it has no _type attribute), but a strongly consistent read right after finds no item. An"
+                        + " engine that does not apply conditional writes atomically answers so under concurrent"
+                        + " requests (a plain moto_server does; DynamoDB does not), and it can grant one lock twice."
+                        + " Use DynamoDB, or locally LockTable's ./local-engine.sh (moto served one request at a"
+                        + " time).")
+                .message()
+                .doesNotContain("move");
+        assertThat(a.locks().tryAcquire(name, LEASE))
+                .as("the engine itself has no item there")
+                .isPresent();
+    }
+
+    @Test
+    void aForeignItemThatIsThereIsToldToBeMovedOrAnotherNameUsed() {
+        String name = Contenders.lockName();
+        Map<String, AttributeValue> item = new HashMap<>(contenders.key(name));
+        item.put("status", AttributeValue.fromS("ACTIVE"));
+        engine.client().putItem(r -> r.tableName(table.name()).item(item));
+
+        assertThatThrownBy(() -> contenders.add().locks().tryAcquire(name, LEASE))
+                .hasMessage("The item of lock '" + name + "' in table '" + table.name() + "' is not a lock item"
+                        + " written by LockTable (it has no _type attribute); it was left unchanged. Use another lock"
+                        + " name, or move that item away from the lock's key.");
     }
 
     @Test

@@ -331,24 +331,38 @@ final class AnnotatedMethods {
             return lease;
         }
 
-        /** A duration attribute in any of Spring Boot's styles, not negative; null when empty. */
+        /**
+         * A duration attribute read by {@link LockDurations}'s rule, as the properties are (a number without a unit
+         * is seconds, one of 1000 or more is refused), not negative; null when empty, placeholders resolved first.
+         */
         @Nullable
         Duration duration(String attribute) {
             String declared = annotation.getString(attribute);
+            String text = resolved(attribute).trim();
+            String shown =
+                    declared.trim().equals(text) ? "'" + text + "'" : "'" + declared + "' (resolved to '" + text + "')";
             Duration duration;
             try {
-                duration = declared.isBlank()
-                        ? null
-                        : DurationStyle.detectAndParse(resolved(attribute).trim());
+                duration = LockDurations.parse(text).orElse(null);
+            } catch (LockDurations.UnitMissingException e) {
+                List<String> meant = e.meant();
+                throw fail(
+                        "has " + attribute + " " + shown + ": " + e.getMessage(),
+                        "Write the unit: " + attribute + " = \"" + meant.get(0) + "\" or " + attribute + " = \""
+                                + meant.get(1) + "\""
+                                + (declared.trim().equals(text) ? "" : " (in the property it reads)")
+                                + ". A number without a unit is in seconds, as in the locktable.* properties; write \""
+                                + e.number() + "s\" if that many seconds is meant.",
+                        e);
             } catch (IllegalArgumentException e) {
                 throw fail(
-                        "has " + attribute + " '" + declared + "', which is not a duration.",
-                        "Write it like \"30s\", \"2m\" or \"PT30S\".",
+                        "has " + attribute + " " + shown + ", which is not a duration.",
+                        "Write it like \"30s\", \"2m\" or \"PT30S\" (a number without a unit is in seconds).",
                         e);
             }
             if (duration != null && duration.isNegative()) {
                 throw fail(
-                        "has " + attribute + " " + declared + ", which is negative.",
+                        "has " + attribute + " " + shown + ", which is negative.",
                         "Give it zero or a positive duration, such as \"30s\", or leave it empty.");
             }
             return duration;

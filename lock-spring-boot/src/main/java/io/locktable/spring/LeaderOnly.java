@@ -53,8 +53,10 @@ public @interface LeaderOnly {
 
     /**
      * How long the leader's lease lasts without a renewal, such as {@code "30s"} or {@code "PT1M"}, from 1 second to
-     * 1 day; placeholders resolve. About how long the work stays undone after the leader crashed. Empty (the default)
-     * means {@code locktable.lease-duration}. Methods sharing a name must agree on it.
+     * 1 day; placeholders resolve. About how long the work stays undone after the leader crashed. Read as the {@code
+     * locktable.*} properties are ({@link LockDurations}): a number without a unit is seconds, and one of 1000 or more
+     * fails startup asking whether milliseconds or seconds were meant. Empty (the default, or a placeholder that
+     * resolves to empty) means {@code locktable.lease-duration}. Methods sharing a name must agree on it.
      *
      * @return the lease duration, or empty for the property's
      */

@@ -72,8 +72,10 @@ public @interface LockedRun {
 
     /**
      * How long the run's lease lasts without a renewal, such as {@code "30s"}, from 1 second to 1 day; placeholders
-     * resolve. It does not bound the run; it is how long the lock stays taken after its instance crashed. Empty (the
-     * default) means {@code locktable.lease-duration}.
+     * resolve. It does not bound the run; it is how long the lock stays taken after its instance crashed. Read as the
+     * {@code locktable.*} properties are ({@link LockDurations}): a number without a unit is seconds, and one of 1000 or
+     * more fails startup. Empty (the default, or a placeholder that resolves to empty) means {@code
+     * locktable.lease-duration}.
      *
      * @return the lease duration, or empty for the property's
      */
@@ -83,8 +85,8 @@ public @interface LockedRun {
      * How long a run keeps the lock at least from when it took it, such as {@code "30s"} (ShedLock's {@code
      * lockAtLeastFor}); placeholders resolve. A shorter run's lock is released later from a timer, never making the
      * caller wait, or when the application stops. With a schedule every {@code P}, a {@code minHold} a little below
-     * {@code P} runs the job once per period in the cluster. Empty or zero (the default): released when the body
-     * returns.
+     * {@code P} runs the job once per period in the cluster. Read like {@link #leaseDuration()}: {@code "4"} is 4
+     * seconds. Empty or zero (the default, or a placeholder that resolves to empty): released when the body returns.
      *
      * @return the minimum hold, or empty for none
      */

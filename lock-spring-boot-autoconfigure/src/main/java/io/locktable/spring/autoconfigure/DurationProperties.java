@@ -1,6 +1,7 @@
 package io.locktable.spring.autoconfigure;
 
 import io.locktable.LockTable;
+import io.locktable.spring.LockDurations;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -10,12 +11,11 @@ import org.springframework.core.env.Environment;
 
 /**
  * Checks of the lease-scale duration properties, whose bare numbers are seconds: {@code locktable.lease-duration=30000}
- * would be a lease of 8h20m, so a bare number of {@value #SURELY_MILLISECONDS} or more fails startup asking which was
- * meant. The bound {@code Duration} no longer tells whether a unit was written, so the text is bound again.
+ * would be a lease of 8h20m, so a bare number of 1000 or more fails startup asking which was meant, by the rule of
+ * {@link LockDurations} that the annotations' attributes follow too. The bound {@code Duration} no longer tells whether
+ * a unit was written, so the text is bound again.
  */
 final class DurationProperties {
-
-    static final int SURELY_MILLISECONDS = 1000;
 
     private DurationProperties() {}
 
@@ -51,30 +51,25 @@ final class DurationProperties {
     }
 
     /**
-     * Refuses the property written as a number of at least {@value #SURELY_MILLISECONDS} without a unit, its text
-     * bound as Spring Boot binds it (relaxed names, placeholders).
+     * Refuses the property written as a number of at least {@value LockDurations#SURELY_MILLISECONDS} without a unit,
+     * by {@link LockDurations}'s rule (the annotations' too), its text bound as Spring Boot binds it (relaxed names,
+     * placeholders).
      *
      * @throws LockTableConfigurationException asking "did you mean ...ms or ...s?"
      */
     static void requireUnit(Environment environment, String property) {
         Binder.get(environment).bind(property, String.class).ifBound(text -> {
-            String number = text.trim();
-            // up to 18 digits: more fails binding to a Duration before this check
-            if (!number.matches("\\+?\\d{1,18}") || Long.parseLong(number) < SURELY_MILLISECONDS) {
-                return;
+            try {
+                LockDurations.parse(text);
+            } catch (LockDurations.UnitMissingException e) {
+                throw new LockTableConfigurationException(
+                        property + "=" + e.getMessage(),
+                        "Write the unit: " + property + "=" + e.meant().get(0) + " or " + property + "="
+                                + e.meant().get(1) + ". A number without a unit is in seconds; write " + e.number()
+                                + "s if that many seconds is meant.");
+            } catch (IllegalArgumentException e) {
+                // not a duration at all: binding the property says so, naming it
             }
-            long value = Long.parseLong(number);
-            String meant = value + "ms or "
-                    + (value % 1000 == 0
-                            ? value / 1000 + "s"
-                            : Duration.ofMillis(value).toString());
-            String read = Duration.ofSeconds(value).toString().substring(2).toLowerCase(); // 8h20m
-            throw new LockTableConfigurationException(
-                    property + "=" + number + " has no unit, so it is read as " + value + " seconds (" + read
-                            + "): did you mean " + meant + "?",
-                    "Write the unit: " + property + "=" + meant.replace(" or ", " or " + property + "=")
-                            + ". A number without a unit is in seconds; write " + value + "s if that many seconds"
-                            + " is meant.");
         });
     }
 

@@ -260,11 +260,24 @@ public final class LockTableAutoConfiguration {
                             + " locktable.create-table=true creates it at startup.",
                     e);
         } catch (IllegalStateException e) {
+            // lock-core's problem for a key that is no string: no property changes a table's key types
+            boolean keyType = String.valueOf(e.getMessage()).contains(", not a string (S)");
             throw new LockTableConfigurationException(
                     e.getMessage() + ".",
-                    "Set locktable.partition-key and locktable.sort-key to the table's key attributes (strings), or"
-                            + " set locktable.table-name to a table that fits; a lock table must have a single"
-                            + " writing region.",
+                    keyType
+                            ? "Give the locks another table: a table's key types cannot change, and a lock's key"
+                                    + " (LOCK#<name>) is a string, so no locktable.* property makes this table fit."
+                                    + " Set locktable.table-name to a table whose partition key (and sort key, if"
+                                    + " any) is a string, such as a new one of the locks' own: with"
+                                    + " locktable.create-table=true it is created at startup, with a string"
+                                    + " partition key '" + locks.partitionKey() + "'"
+                                    + locks.sortKey()
+                                            .map(k -> " and a string sort key '" + k + "'")
+                                            .orElse("")
+                                    + ". Keep your table for your own items."
+                            : "Set locktable.partition-key and locktable.sort-key to the table's key attributes"
+                                    + " (strings), or set locktable.table-name to a table that fits; a lock table"
+                                    + " must have a single writing region.",
                     e);
         } catch (SdkClientException e) {
             log.warn(
@@ -277,6 +290,18 @@ public final class LockTableAutoConfiguration {
                     oneLine(e));
             log.debug("Could not check the lock table '{}' at startup", table, e);
         } catch (DynamoDbException e) {
+            String unknownRegion = client.unknownRegionOfLocalEngine();
+            if (unknownRegion != null && e.statusCode() >= 500) {
+                throw new LockTableConfigurationException(
+                        "The DynamoDB engine" + client.endpoint() + " answered HTTP " + e.statusCode() + " to"
+                                + " DescribeTable for the lock table '" + table + "'. '" + unknownRegion + "' is no"
+                                + " AWS region, and a local engine such as moto answers every request in a region it"
+                                + " does not know that way, so the locks would never work.",
+                        "Set locktable.dynamodb.region to an AWS region name, such as us-east-1, the same on every"
+                                + " instance (a local engine keeps the tables of each region apart); with a"
+                                + " DynamoDbClient bean of your own, build it with such a region.",
+                        e);
+            }
             if (!e.isThrottlingException() && e.statusCode() < 500) {
                 throw new LockTableConfigurationException(
                         "Checking the lock table '" + table + "' (locktable.table-name) failed: " + e.getMessage(),

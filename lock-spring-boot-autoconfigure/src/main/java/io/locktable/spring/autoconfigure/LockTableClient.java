@@ -1,10 +1,12 @@
 package io.locktable.spring.autoconfigure;
 
 import io.locktable.LockTable;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.util.ClassUtils;
 import software.amazon.awssdk.awscore.AwsServiceClientConfiguration;
 import software.amazon.awssdk.core.SdkClient;
+import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -35,6 +37,27 @@ record LockTableClient(SdkClient client) {
             // a test double's default method throws: describe nothing
         }
         return where.toString();
+    }
+
+    /**
+     * The client's region when it reaches an endpoint of its own (a local engine, by its override) and the region is
+     * none the SDK knows, such as {@code local}: a local engine answers every request there with HTTP 500.
+     *
+     * @return the region, or null when there is no override or the region is a known one
+     */
+    @Nullable
+    String unknownRegionOfLocalEngine() {
+        try {
+            if (client.serviceClientConfiguration() instanceof AwsServiceClientConfiguration configuration
+                    && configuration.endpointOverride().isPresent()
+                    && configuration.region() != null
+                    && !Region.regions().contains(configuration.region())) {
+                return configuration.region().id();
+            }
+        } catch (RuntimeException e) {
+            // a test double's default method throws: nothing known
+        }
+        return null;
     }
 
     /**

@@ -18,13 +18,16 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+import org.springframework.core.env.Environment;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * Replaces Spring's "required a bean of type LockTable" when the starter backed off because of several unmarked
  * clients: names them, and says to mark one with {@link LockTableDynamoDbClient @LockTableDynamoDbClient} or {@code
- * @Primary}. Ordered before Spring Boot's analysis of a missing bean.
+ * @Primary}. Likewise replaces Spring's "expected single matching bean" when the application's own bean injects one of
+ * those clients, so the fix said covers both the application and the locks. Ordered before Spring Boot's analyses of
+ * a missing bean and of several.
  */
 @Order(Ordered.HIGHEST_PRECEDENCE)
 final class MissingLockTableFailureAnalyzer extends AbstractFailureAnalyzer<NoSuchBeanDefinitionException> {
@@ -40,9 +43,11 @@ final class MissingLockTableFailureAnalyzer extends AbstractFailureAnalyzer<NoSu
 
     @Override
     protected @Nullable FailureAnalysis analyze(Throwable rootFailure, NoSuchBeanDefinitionException cause) {
+        if (cause instanceof NoUniqueBeanDefinitionException unique) {
+            return severalClients(rootFailure, unique);
+        }
         // no bean factory when the context failed before it had one
-        if (cause instanceof NoUniqueBeanDefinitionException
-                || !BUILT_ON_THE_LOCK_TABLE.contains(cause.getBeanType())
+        if (!BUILT_ON_THE_LOCK_TABLE.contains(cause.getBeanType())
                 || !(beanFactory instanceof ConfigurableListableBeanFactory factory)
                 || factory.getBeanNamesForType(LockTable.class, true, false).length > 0
                 || factory.getBeanNamesForAnnotation(LockTableDynamoDbClient.class).length > 0) {
@@ -70,13 +75,10 @@ final class MissingLockTableFailureAnalyzer extends AbstractFailureAnalyzer<NoSu
         }
         String named =
                 String.join(", ", clients.subList(0, clients.size() - 1)) + " and " + clients.get(clients.size() - 1);
-        String opening = "No"; // or names the innermost bean of the failure
-        for (Throwable failure = rootFailure; failure != null; failure = failure.getCause()) {
-            if (failure instanceof BeanCreationException creation && creation.getBeanName() != null) {
-                opening = "The bean '" + creation.getBeanName() + "' needs a "
-                        + cause.getBeanType().getSimpleName() + ", but no";
-            }
-        }
+        String needing = innermostBean(rootFailure);
+        String opening = needing == null
+                ? "No"
+                : "The bean '" + needing + "' needs a " + cause.getBeanType().getSimpleName() + ", but no";
         String kind = type.getSimpleName();
         return new FailureAnalysis(
                 opening + " LockTable was configured: the context has " + clients.size() + " " + kind + " beans, "
@@ -86,5 +88,59 @@ final class MissingLockTableFailureAnalyzer extends AbstractFailureAnalyzer<NoSu
                         + " = false) the rest of the application keeps getting the other one), or mark one of "
                         + named + " with @Primary; or define a LockTable bean of your own.",
                 cause);
+    }
+
+    /**
+     * The application's own bean needs one client of several unmarked ones: Spring would say "expected single matching
+     * bean". The starter backed off for the same reason, so say in its words what to mark, for both.
+     */
+    private @Nullable FailureAnalysis severalClients(Throwable rootFailure, NoUniqueBeanDefinitionException cause) {
+        Class<?> type = cause.getBeanType();
+        if ((type != DynamoDbClient.class && type != DynamoDbAsyncClient.class)
+                || !(beanFactory instanceof ConfigurableListableBeanFactory factory)
+                || factory.getBeanNamesForType(LockTable.class, true, false).length > 0
+                || factory.getBeanNamesForAnnotation(LockTableDynamoDbClient.class).length > 0
+                || "false".equals(enabled(factory))) {
+            return null;
+        }
+        List<String> clients = new ArrayList<>();
+        Iterable<String> found = cause.getBeanNamesFound() != null
+                ? cause.getBeanNamesFound()
+                : List.of(factory.getBeanNamesForType(type, true, false));
+        found.forEach(name -> clients.add("'" + name + "'"));
+        if (clients.size() < 2) {
+            return null;
+        }
+        String named =
+                String.join(", ", clients.subList(0, clients.size() - 1)) + " and " + clients.get(clients.size() - 1);
+        String needing = innermostBean(rootFailure);
+        String kind = type.getSimpleName();
+        return new FailureAnalysis(
+                (needing == null ? "A bean" : "The bean '" + needing + "'") + " needs one " + kind + ", but the"
+                        + " context has " + clients.size() + ", " + named + ", none of them marked @Primary; for the"
+                        + " same reason the LockTable starter cannot tell which one the locks should use, so it"
+                        + " configured no LockTable.",
+                "Mark the " + kind + " your code injects without a qualifier with @Primary: the locks use it too."
+                        + " For the locks to use another one, mark that one with @LockTableDynamoDbClient (with"
+                        + " @Bean(defaultCandidate = false) your code keeps getting the primary one). Or name the"
+                        + " client where your code injects it, with @Qualifier.",
+                cause);
+    }
+
+    private static @Nullable String enabled(ConfigurableListableBeanFactory factory) {
+        return factory.containsBean("environment")
+                ? factory.getBean("environment", Environment.class).getProperty("locktable.enabled")
+                : null;
+    }
+
+    /** The innermost bean whose creation failed, or null. */
+    private static @Nullable String innermostBean(Throwable rootFailure) {
+        String name = null;
+        for (Throwable failure = rootFailure; failure != null; failure = failure.getCause()) {
+            if (failure instanceof BeanCreationException creation && creation.getBeanName() != null) {
+                name = creation.getBeanName();
+            }
+        }
+        return name;
     }
 }

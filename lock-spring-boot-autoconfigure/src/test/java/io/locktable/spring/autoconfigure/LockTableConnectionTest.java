@@ -33,6 +33,9 @@ import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
 /**
  * The client the locks use and the table it reaches, on the real engine: the client the starter builds or the
@@ -215,6 +218,34 @@ class LockTableConnectionTest {
                     .contains("its sort key is 'sk', not 'range'");
             assertThat(analysis.getAction()).startsWith("Set locktable.partition-key and locktable.sort-key");
         });
+    }
+
+    /** Issue 37: a table whose key is a number needs another table; no property can make it fit. */
+    @Test
+    void aTableWithANumericKeyIsToldToUseAnotherTable() {
+        String numeric = engine.uniqueTableName("numeric");
+        engine.client()
+                .createTable(r -> r.tableName(numeric)
+                        .billingMode(BillingMode.PAY_PER_REQUEST)
+                        .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.N))
+                        .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH)));
+        try {
+            withEngineClient()
+                    .withPropertyValues("locktable.table-name=" + numeric, "locktable.sort-key=")
+                    .run(context -> {
+                        FailureAnalysis analysis = Analyses.of(context.getStartupFailure());
+                        assertThat(analysis.getDescription())
+                                .isEqualTo("Table '" + numeric + "' cannot hold locks: its key attribute 'pk' is of"
+                                        + " type N, not a string (S).");
+                        assertThat(analysis.getAction())
+                                .startsWith("Give the locks another table: a table's key types cannot change")
+                                .contains("with locktable.create-table=true it is created at startup, with a string"
+                                        + " partition key 'pk'")
+                                .doesNotContain("Set locktable.partition-key");
+                    });
+        } finally {
+            engine.deleteTable(numeric);
+        }
     }
 
     @Test

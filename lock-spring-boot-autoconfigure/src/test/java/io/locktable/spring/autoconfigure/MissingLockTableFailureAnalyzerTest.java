@@ -81,6 +81,54 @@ class MissingLockTableFailureAnalyzerTest {
                 .doesNotContain("that could not be found");
     }
 
+    /**
+     * Issue 37: the application's own bean injects one of the two clients, and Spring's "expected single matching
+     * bean" would be the first word; the starter's says what to mark, for the application and the locks.
+     */
+    @Test
+    void aBeanOfTheApplicationThatInjectsOneOfTwoUnmarkedClientsIsToldWhatToMark() {
+        new ApplicationContextRunner()
+                .withInitializer(context -> beanFactory.set(context.getBeanFactory()))
+                .withConfiguration(AutoConfigurations.of(
+                        LockTableDynamoDbClientAutoConfiguration.class,
+                        LockTableAutoConfiguration.class,
+                        LeaderOnlyAutoConfiguration.class,
+                        LockedRunAutoConfiguration.class))
+                .withPropertyValues("locktable.table-name=Locks")
+                .withUserConfiguration(TwoClients.class)
+                .withBean("orderRepository", NeedsAClient.class)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = Analyses.of(context.getStartupFailure(), beanFactory.get());
+                    assertThat(analysis.getDescription())
+                            .isEqualTo("The bean 'orderRepository' needs one DynamoDbClient, but the context has 2,"
+                                    + " 'orders' and 'billing', none of them marked @Primary; for the same reason the"
+                                    + " LockTable starter cannot tell which one the locks should use, so it configured"
+                                    + " no LockTable.");
+                    assertThat(analysis.getAction())
+                            .startsWith("Mark the DynamoDbClient your code injects without a qualifier with @Primary:"
+                                    + " the locks use it too. For the locks to use another one, mark that one with"
+                                    + " @LockTableDynamoDbClient");
+                });
+    }
+
+    /** The same in a real start, with every analyzer Spring Boot registers: the starter's report comes first. */
+    @Test
+    void aRealStartReportsWhatToMarkNotSpringsExpectedSingleMatchingBean(CapturedOutput output) {
+        SpringApplicationBuilder application =
+                new SpringApplicationBuilder(TwoClientsRepositoryApp.class).web(WebApplicationType.NONE);
+
+        assertThatThrownBy(() -> application.run("--locktable.table-name=Locks"))
+                .hasMessageContaining("'orderRepository'");
+
+        assertThat(output.getOut())
+                .contains("APPLICATION FAILED TO START")
+                .contains("needs one DynamoDbClient, but the context has 2, 'orders' and 'billing', none of them"
+                        + " marked @Primary")
+                .contains("mark that one with @LockTableDynamoDbClient")
+                .doesNotContain("Consider marking one of the beans as @Primary");
+    }
+
     @Test
     void withOneMarkedPrimaryThereIsNoFailureToDescribe() {
         runner.withUserConfiguration(PrimaryClient.class)
@@ -168,6 +216,27 @@ class MissingLockTableFailureAnalyzerTest {
         NeedsLocks sweeper(LockTable locks) {
             return new NeedsLocks(locks);
         }
+    }
+
+    /** An application with the starter's auto-configurations, two unmarked clients and a bean that injects one. */
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({
+        LockTableDynamoDbClientAutoConfiguration.class,
+        LockTableAutoConfiguration.class,
+        LeaderOnlyAutoConfiguration.class,
+        LockedRunAutoConfiguration.class
+    })
+    @Import(TwoClients.class)
+    static class TwoClientsRepositoryApp {
+        @Bean
+        NeedsAClient orderRepository(DynamoDbClient client) {
+            return new NeedsAClient(client);
+        }
+    }
+
+    /** A bean of the application that injects a DynamoDbClient without a qualifier. */
+    static class NeedsAClient {
+        NeedsAClient(DynamoDbClient client) {}
     }
 
     /** A bean of the application that takes named locks. */

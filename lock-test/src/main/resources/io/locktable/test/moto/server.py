@@ -6,7 +6,9 @@
 # threads of their own, with keep-alive.
 #
 # It stops when its standard input ends: the JVM that started it holds that pipe open, so the server dies with the
-# JVM even when the JVM is killed; it also stops when its parent process changes (the parent died).
+# JVM even when the JVM is killed; it also stops when its parent process changes (the parent died). Run by
+# local-engine.sh (LOCKTABLE_MOTO_STANDALONE=1), it watches only its parent, as its standard input is a terminal or
+# nothing.
 # Exit code 3: moto or its server extras are missing (pip install 'moto[server]').
 import io
 import logging
@@ -84,7 +86,8 @@ def watch_parent():
             time.sleep(1)
         os._exit(0)
 
-    threading.Thread(target=stdin_ended, name="stdin-watch", daemon=True).start()
+    if os.environ.get("LOCKTABLE_MOTO_STANDALONE") != "1":
+        threading.Thread(target=stdin_ended, name="stdin-watch", daemon=True).start()
     threading.Thread(target=parent_changed, name="parent-watch", daemon=True).start()
 
 
