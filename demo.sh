@@ -14,7 +14,7 @@ PIDS=()
 DYNALITE_PID=""
 
 say() { printf '%s  %s\n' "$(date +%H:%M:%S.%3N)" "$*"; }
-fail() { say "DEMO FAILED: $*"; exit 1; }
+fail() { say "DEMO FAILED: $*" >&2; exit 1; } # on stderr: also seen when it fails inside $(...)
 
 cleanup() {
   for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true; done
@@ -32,9 +32,15 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 say "BUILDING the sample and lock-test into target/, installing nothing (the first run downloads Maven and dependencies)"
 build_start=$(date +%s%N)
-./mvnw -q -B -ntp -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true \
-  -pl lock-test,lock-core,lock-spring-boot,lock-spring-boot-autoconfigure,lock-spring-boot-starter,lock-spring-boot-test,samples/leader-demo package
-./mvnw -q -B -ntp -pl lock-test dependency:build-classpath -Dmdep.outputFile="$PWD/$WORK/lock-test.classpath" >/dev/null
+# the build's output goes to a log (spring-boot:process-aot runs the application's context, banner included, which
+# would look like a start): shown only if the build fails
+if ! { ./mvnw -q -B -ntp -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true \
+      -pl lock-test,lock-core,lock-spring-boot,lock-spring-boot-autoconfigure,lock-spring-boot-starter,lock-spring-boot-test,samples/leader-demo package &&
+    ./mvnw -q -B -ntp -pl lock-test dependency:build-classpath -Dmdep.outputFile="$PWD/$WORK/lock-test.classpath"; } \
+    >"$WORK/build.log" 2>&1; then
+  tail -n 80 "$WORK/build.log"
+  fail "the build failed (its whole output: $WORK/build.log)"
+fi
 build_s=$(( ($(date +%s%N) - build_start) / 1000000000 ))
 say "built in $build_s s"
 run_start=$(date +%s%N)
