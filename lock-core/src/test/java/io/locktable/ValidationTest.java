@@ -28,6 +28,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.DescribeTableResponse;
 import software.amazon.awssdk.services.dynamodb.model.MultiRegionConsistency;
+import software.amazon.awssdk.services.dynamodb.model.ReplicaDescription;
 import software.amazon.awssdk.services.dynamodb.model.ReplicatedWriteConflictException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
@@ -200,7 +201,7 @@ class ValidationTest {
                 .rewriteResponse(
                         "DescribeTable",
                         describedAs(t -> t.globalTableVersion("2019.11.21")
-                                .replicas(r -> r.regionName("eu-west-1"), r -> r.regionName("us-west-2"))
+                                .replicas(replica("eu-west-1"), replica("us-west-2"))
                                 .multiRegionConsistency(MultiRegionConsistency.EVENTUAL)));
         assertThatThrownBy(eventual.locks()::verify)
                 .isInstanceOf(IllegalStateException.class)
@@ -257,7 +258,7 @@ class ValidationTest {
 
     private static TableDescription.Builder multiRegionStrong(TableDescription.Builder table) {
         return table.globalTableVersion("2019.11.21")
-                .replicas(r -> r.regionName("eu-west-1"), r -> r.regionName("us-west-2"))
+                .replicas(replica("eu-west-1"), replica("us-west-2"))
                 .multiRegionConsistency(MultiRegionConsistency.STRONG);
     }
 
@@ -314,5 +315,9 @@ class ValidationTest {
                 engine.client(), orders, LockTableOptions.builder().holder("h").build())) {
             assertThat(withOptions.options().holder()).contains("h");
         }
+    }
+
+    private static ReplicaDescription replica(String region) {
+        return ReplicaDescription.builder().regionName(region).build();
     }
 }

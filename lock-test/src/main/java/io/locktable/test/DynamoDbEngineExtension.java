@@ -49,6 +49,8 @@ public final class DynamoDbEngineExtension implements ParameterResolver {
         throw new ParameterResolutionException("cannot resolve " + type);
     }
 
+    // Store.getOrComputeIfAbsent: deprecated in JUnit 6 for computeIfAbsent, which JUnit 5 (Spring Boot 3's) lacks
+    @SuppressWarnings("deprecation")
     private static TestTable table(DynamoDbEngine engine, Parameter parameter, ExtensionContext context) {
         TableKeys keys = parameter.getAnnotation(TableKeys.class);
         String partitionKey = keys == null ? "pk" : keys.partitionKey();

@@ -10,6 +10,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
 /**
@@ -55,20 +56,29 @@ final class EngineProbe {
         return Map.of(KEY, AttributeValue.fromS(id), SORT, AttributeValue.fromS(id));
     }
 
+    /** A check that the item {@code id} is absent, for a {@code TransactWriteItems}. */
+    private static TransactWriteItem absentCheck(String table, String id) {
+        return TransactWriteItem.builder()
+                .conditionCheck(c -> c.tableName(table).key(key(id)).conditionExpression("attribute_not_exists(pk)"))
+                .build();
+    }
+
+    /** A put of the item {@code id}, for a {@code TransactWriteItems}. */
+    private static TransactWriteItem put(String table, String id) {
+        return TransactWriteItem.builder()
+                .put(p -> p.tableName(table).item(key(id)))
+                .build();
+    }
+
     private static Optional<String> transactions(DynamoDbClient client, String table) {
         try {
             client.transactWriteItems(r -> r.transactItems(
-                    t -> t.conditionCheck(
-                            c -> c.tableName(table).key(key("absent")).conditionExpression("attribute_not_exists(pk)")),
-                    t -> t.put(p -> p.tableName(table).item(key("written")))));
+                    absentCheck(table, "absent"), put(table, "written"))); // built items: no generic varargs array
         } catch (DynamoDbException e) {
             return Optional.of("TransactWriteItems answered " + answer(e));
         }
         try {
-            client.transactWriteItems(r -> r.transactItems(
-                    t -> t.conditionCheck(c ->
-                            c.tableName(table).key(key("written")).conditionExpression("attribute_not_exists(pk)")),
-                    t -> t.put(p -> p.tableName(table).item(key("never")))));
+            client.transactWriteItems(r -> r.transactItems(absentCheck(table, "written"), put(table, "never")));
             return Optional.of("a TransactWriteItems whose check failed was applied");
         } catch (TransactionCanceledException e) {
             boolean reasonGiven = e.hasCancellationReasons()

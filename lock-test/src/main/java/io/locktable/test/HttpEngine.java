@@ -14,9 +14,9 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.core.retry.backoff.FixedDelayBackoffStrategy;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClientBuilder;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -187,8 +187,8 @@ final class HttpEngine implements DynamoDbEngine {
                 .billingMode(BillingMode.PAY_PER_REQUEST));
         try (DynamoDbWaiter waiter = DynamoDbWaiter.builder()
                 .client(client)
-                .overrideConfiguration(o ->
-                        o.maxAttempts(600).backoffStrategy(FixedDelayBackoffStrategy.create(Duration.ofMillis(100))))
+                .overrideConfiguration(o -> o.maxAttempts(600)
+                        .backoffStrategyV2(BackoffStrategy.fixedDelayWithoutJitter(Duration.ofMillis(100))))
                 .build()) {
             waiter.waitUntilTableExists(r -> r.tableName(table));
         }

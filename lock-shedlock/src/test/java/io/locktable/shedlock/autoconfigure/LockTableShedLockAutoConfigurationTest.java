@@ -14,11 +14,14 @@ import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -28,6 +31,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * Conditions and back-off of the auto-configuration. No engine: building a {@link LockTable} sends no request, and
  * these tests take no lock.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class LockTableShedLockAutoConfigurationTest {
 
     private final DynamoDbClient client = DynamoDbClient.builder()
@@ -76,6 +80,37 @@ class LockTableShedLockAutoConfigurationTest {
                 });
     }
 
+    /** A ShedLock user who added lock-shedlock and kept the old provider's bean is told, once, which one locks. */
+    @Test
+    void tellsAtStartupWhichProviderWinsAndWhatToDelete(CapturedOutput output) {
+        runner.withBean(LockTable.class, this::lockTable)
+                .withBean("jdbcLockProvider", JdbcLikeLockProvider.class, JdbcLikeLockProvider::new)
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LockProvider.class));
+
+        String expected =
+                "LockTable's ShedLock provider backs off: @SchedulerLock jobs lock through your LockProvider bean 'jdbcLockProvider' ("
+                        + JdbcLikeLockProvider.class.getName()
+                        + "), not through LockTable's table 'Locks'. To switch to"
+                        + " LockTable, delete that bean (and its provider's dependency); lock-shedlock then provides the"
+                        + " LockProvider over the starter's LockTable, which needs locktable.table-name (and"
+                        + " locktable.dynamodb.region, or locktable.dynamodb.endpoint for a local engine). To stay on your"
+                        + " provider, remove lock-shedlock.";
+        assertThat(output.getOut().lines().filter(line -> line.contains("LockTable's ShedLock provider")))
+                .singleElement()
+                .satisfies(line -> assertThat(line).contains(" INFO ").endsWith(expected));
+    }
+
+    @Test
+    void saysNothingWhenItProvidesTheLockProviderOrTheUsersIsLockTables(CapturedOutput output) {
+        runner.withBean(LockTable.class, this::lockTable)
+                .run(context -> assertThat(context).hasSingleBean(LockTableLockProvider.class));
+        runner.withBean(LockTable.class, this::lockTable)
+                .withBean("lockProvider", LockTableLockProvider.class)
+                .run(context -> assertThat(context).hasSingleBean(LockProvider.class));
+
+        assertThat(output.getOut()).doesNotContain("LockTable's ShedLock provider");
+    }
+
     @Test
     void isAbsentWithoutALockTable() {
         runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LockProvider.class));
@@ -100,6 +135,14 @@ class LockTableShedLockAutoConfigurationTest {
         runner.withBean(LockTable.class, this::lockTable)
                 .withPropertyValues("locktable.enabled=false")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LockProvider.class));
+    }
+
+    /** Stands for a provider of another store, such as ShedLock's JDBC one, which the user had before. */
+    static final class JdbcLikeLockProvider implements LockProvider {
+        @Override
+        public Optional<SimpleLock> lock(LockConfiguration lockConfiguration) {
+            return Optional.empty();
+        }
     }
 
     @Test

@@ -30,7 +30,10 @@ package io.locktable.spring.test;
  * application's beans inject, as in production; building it sends no request, and without {@code
  * locktable.dynamodb.region} it takes the region of {@code AWS_REGION} or the AWS profile, else {@code us-east-1}.
  * Writes the application sends through that client go to DynamoDB, so such a bean is tested on an engine or
- * replaced in the test; {@code Lease.transactWrite} checks the lease and keeps nothing of the other items.
+ * replaced in the test; {@code Lease.transactWrite} checks the lease and keeps nothing of the other items. A fenced
+ * write sent through that client with an in-memory lease's {@code heldCheck()} could never apply anywhere: it is not
+ * sent, the application gets an {@code SdkClientException}, and the test fails saying so and what works instead
+ * ({@code lease.transactWrite(items)}).
  */
 public final class LockTableTestMode {
 

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * RefusedRequestsTestExecutionListener} fails the test with {@link #takeUnreported()} instead. Filled on the SDK's
  * threads and read on the test's, so its queue is concurrent.
  */
-final class RefusedRequests {
+final class RefusedRequests implements UnreportedFailures {
 
     /** The error code dynalite (and DynamoDB Local) answer an operation they do not have with (HTTP 400). */
     static final String UNKNOWN_OPERATION = "UnknownOperationException";
@@ -46,7 +46,8 @@ final class RefusedRequests {
      *
      * @return the message, or empty when nothing new was refused
      */
-    Optional<String> takeUnreported() {
+    @Override
+    public Optional<String> takeUnreported() {
         Map<String, Integer> counts = new LinkedHashMap<>();
         for (String operation; (operation = unreported.poll()) != null; ) {
             counts.merge(operation, 1, Integer::sum);

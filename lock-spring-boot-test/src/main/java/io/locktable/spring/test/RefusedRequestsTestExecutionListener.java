@@ -1,5 +1,6 @@
 package io.locktable.spring.test;
 
+import java.util.List;
 import org.springframework.core.Ordered;
 import org.springframework.test.context.TestContext;
 import org.springframework.test.context.TestExecutionListener;
@@ -7,7 +8,8 @@ import org.springframework.test.context.support.DirtiesContextTestExecutionListe
 
 /**
  * Fails a test whose application context sent requests that its engine refused as unsupported ({@link
- * RefusedRequests}), with an {@link AssertionError} that says what was refused and the fix: after each test method,
+ * RefusedRequests}), or fenced writes to no table in the in-memory test mode ({@link InMemoryFencedWrites}), with an
+ * {@link AssertionError} that says what was sent and the fix: after each test method,
  * and again after the test class, since a {@code @Scheduled} job may be refused after a short test method ended.
  * Only a context that is loaded already is looked at: this never loads one. Each refusal fails one test only.
  */
@@ -38,14 +40,14 @@ final class RefusedRequestsTestExecutionListener implements TestExecutionListene
         if (!testContext.hasApplicationContext()) {
             return;
         }
-        RefusedRequests refused = testContext
+        List<String> messages = testContext
                 .getApplicationContext()
-                .getBeanProvider(RefusedRequests.class)
-                .getIfAvailable();
-        if (refused != null) {
-            refused.takeUnreported().ifPresent(message -> {
-                throw new AssertionError(message);
-            });
+                .getBeanProvider(UnreportedFailures.class)
+                .orderedStream()
+                .flatMap(failures -> failures.takeUnreported().stream())
+                .toList();
+        if (!messages.isEmpty()) {
+            throw new AssertionError(String.join("\n", messages));
         }
     }
 }

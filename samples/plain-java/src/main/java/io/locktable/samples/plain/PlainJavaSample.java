@@ -19,9 +19,11 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
@@ -183,11 +185,23 @@ public final class PlainJavaSample {
         client.createTable(r -> r.tableName(TABLE)
                 .billingMode(BillingMode.PAY_PER_REQUEST)
                 .keySchema(
-                        k -> k.attributeName("pk").keyType(KeyType.HASH),
-                        k -> k.attributeName("sk").keyType(KeyType.RANGE))
+                        KeySchemaElement.builder()
+                                .attributeName("pk")
+                                .keyType(KeyType.HASH)
+                                .build(),
+                        KeySchemaElement.builder()
+                                .attributeName("sk")
+                                .keyType(KeyType.RANGE)
+                                .build())
                 .attributeDefinitions(
-                        d -> d.attributeName("pk").attributeType(ScalarAttributeType.S),
-                        d -> d.attributeName("sk").attributeType(ScalarAttributeType.S)));
+                        AttributeDefinition.builder()
+                                .attributeName("pk")
+                                .attributeType(ScalarAttributeType.S)
+                                .build(),
+                        AttributeDefinition.builder()
+                                .attributeName("sk")
+                                .attributeType(ScalarAttributeType.S)
+                                .build()));
         client.waiter().waitUntilTableExists(r -> r.tableName(TABLE));
     }
 

@@ -1,0 +1,234 @@
+package io.locktable.spring.test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.locktable.Lease;
+import io.locktable.LockTable;
+import io.locktable.spring.LeaderOnly;
+import io.locktable.spring.test.RefusedRequestsTest.UserTestRun;
+import io.locktable.test.DynamoDbEngine;
+import io.locktable.test.DynamoDbEngines;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Import;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.Put;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+
+/**
+ * An application's test in the in-memory mode ({@code locktable.test.in-memory=true}) whose code sends the main
+ * README's fenced write, {@code client.transactWriteItems(r -> r.transactItems(lease.heldCheck(), ...))}, through the
+ * starter's client pointed at a real endpoint (lock-test's engine): the lease is in memory, so the write could never
+ * apply; the test fails with what was sent and the ways that work, instead of passing with an ERROR in the log, and
+ * nothing is sent. Each user's test is run as JUnit runs it, through Spring's test context and this module's
+ * listener.
+ */
+class InMemoryFencedWriteTest {
+
+    @Test
+    void aFencedWriteThroughTheStartersClientFailsTheTestMethodAndIsNotSent() throws Exception {
+        UserTestRun<SwallowingInMemorySweepTest> run = new UserTestRun<>(new SwallowingInMemorySweepTest(), "sweeps");
+
+        run.before();
+        run.test().sweeps();
+
+        String expected = "In the in-memory test mode (locktable.test.in-memory=true), the code under test sent a"
+                + " fenced write: a TransactWriteItems with the held check of lock 'order-sweeper' (lease.heldCheck())"
+                + " through the starter's DynamoDbClient, to "
+                + DynamoDbEngines.current().endpoint() + ". That lock"
+                + " is in this JVM's memory, in no table there, so the write cannot apply as it does in production,"
+                + " yet the test would pass (a @Scheduled job only logs an ERROR); it was not sent. Write it with"
+                + " lease.transactWrite(items), which the in-memory mode serves (it checks the lease and keeps nothing"
+                + " of the items); or replace the bean that writes, in the test; or test the write on an engine, with"
+                + " LockTableTestProperties.register(registry, EngineCapability.TRANSACTIONS) in a"
+                + " @DynamicPropertySource method and without locktable.test.in-memory";
+        assertThatThrownBy(run::afterTestMethod)
+                .isInstanceOf(AssertionError.class)
+                .hasMessage(expected);
+        SdkException caught = run.test().sweeper.caught.get();
+        assertThat(caught)
+                .as("the application's code gets a client-side exception: no engine answered, nothing was sent")
+                .isInstanceOf(SdkClientException.class)
+                .hasMessageContaining(expected);
+        assertThatCode(run::afterTestClass).as("each write is reported once").doesNotThrowAnyException();
+    }
+
+    @Test
+    void theQuickStartsScheduledLeaderOnlyJobFailsTheTestClassWhenItWritesAfterTheMethod() throws Exception {
+        UserTestRun<ScheduledInMemorySweepTest> run = new UserTestRun<>(new ScheduledInMemorySweepTest(), "startsUp");
+
+        run.before();
+        assertThatCode(run::afterTestMethod)
+                .as("the job is held before its write: nothing was sent yet")
+                .doesNotThrowAnyException();
+        ScheduledSweeper.GATE.countDown();
+        assertThat(ScheduledSweeper.SENT.await(30, TimeUnit.SECONDS))
+                .as("the job sent its fenced write")
+                .isTrue();
+
+        assertThatThrownBy(run::afterTestClass)
+                .isInstanceOf(AssertionError.class)
+                .hasMessageStartingWith("In the in-memory test mode (locktable.test.in-memory=true), the code under"
+                        + " test sent a fenced write: a TransactWriteItems with the held check of lock 'order-sweeper'")
+                .hasMessageContaining("lease.transactWrite(items)");
+    }
+
+    @Test
+    void aFencedWriteThroughTheLeaseIsServedInMemory() throws Exception {
+        UserTestRun<LeaseWriteInMemorySweepTest> run = new UserTestRun<>(new LeaseWriteInMemorySweepTest(), "sweeps");
+
+        run.before();
+        run.test().sweeps();
+
+        assertThatCode(run::afterTestMethod).doesNotThrowAnyException();
+        assertThatCode(run::afterTestClass).doesNotThrowAnyException();
+    }
+
+    /** lock-test's engine as the endpoint the starter's client would send to: a real one, never AWS. */
+    static void realEndpoint(DynamicPropertyRegistry registry) {
+        DynamoDbEngine engine = DynamoDbEngines.current();
+        registry.add("locktable.dynamodb.endpoint", () -> engine.endpoint().toString());
+        registry.add("locktable.dynamodb.region", () -> "us-east-1");
+        if (engine.isLocal()) {
+            System.setProperty("aws.accessKeyId", System.getProperty("aws.accessKeyId", "local"));
+            System.setProperty("aws.secretAccessKey", System.getProperty("aws.secretAccessKey", "local"));
+        }
+    }
+
+    static TransactWriteItem putSweepRecord(Lease lease) {
+        return TransactWriteItem.builder()
+                .put(Put.builder()
+                        .tableName("Sweeps")
+                        .item(Map.of(
+                                "pk",
+                                AttributeValue.fromS("SWEEP#1"),
+                                "token",
+                                AttributeValue.fromN(Long.toString(lease.fencingToken()))))
+                        .build())
+                .build();
+    }
+
+    /** The README's fenced write through the injected client, in a method that catches and goes on. */
+    static class Sweeper {
+        final AtomicReference<@Nullable SdkException> caught = new AtomicReference<>();
+        private final LockTable locks;
+        private final DynamoDbClient client;
+
+        Sweeper(LockTable locks, DynamoDbClient client) {
+            this.locks = locks;
+            this.client = client;
+        }
+
+        void sweepOnce() {
+            try (Lease lease =
+                    locks.tryAcquire("order-sweeper", Duration.ofSeconds(5)).orElseThrow()) {
+                client.transactWriteItems(r -> r.transactItems(lease.heldCheck(), putSweepRecord(lease)));
+            } catch (SdkException e) {
+                caught.set(e);
+            }
+        }
+
+        void sweepThroughTheLease() {
+            try (Lease lease =
+                    locks.tryAcquire("order-sweeper", Duration.ofSeconds(5)).orElseThrow()) {
+                lease.transactWrite(putSweepRecord(lease));
+            }
+        }
+    }
+
+    /** The main README's quick start: a {@code @Scheduled @LeaderOnly} job whose write is fenced. */
+    static class ScheduledSweeper {
+        static final CountDownLatch GATE = new CountDownLatch(1);
+        static final CountDownLatch SENT = new CountDownLatch(1);
+        private final DynamoDbClient client;
+
+        ScheduledSweeper(DynamoDbClient client) {
+            this.client = client;
+        }
+
+        @Scheduled(fixedDelay = 100)
+        @LeaderOnly("order-sweeper")
+        public void sweep() throws InterruptedException {
+            GATE.await(); // held until the test method ended
+            Lease lease = Lease.current().orElseThrow();
+            try {
+                client.transactWriteItems(r -> r.transactItems(lease.heldCheck(), putSweepRecord(lease)));
+            } finally {
+                SENT.countDown();
+            }
+        }
+    }
+
+    @SpringBootTest(classes = SwallowingInMemorySweepTest.App.class, properties = "locktable.test.in-memory=true")
+    @DirtiesContext
+    static class SwallowingInMemorySweepTest {
+        @DynamicPropertySource
+        static void endpoint(DynamicPropertyRegistry registry) {
+            realEndpoint(registry);
+        }
+
+        @Autowired
+        Sweeper sweeper;
+
+        void sweeps() {
+            sweeper.sweepOnce();
+        }
+
+        @SpringBootConfiguration
+        @EnableAutoConfiguration
+        @Import(Sweeper.class)
+        static class App {}
+    }
+
+    @SpringBootTest(classes = SwallowingInMemorySweepTest.App.class, properties = "locktable.test.in-memory=true")
+    @DirtiesContext
+    static class LeaseWriteInMemorySweepTest {
+        @DynamicPropertySource
+        static void endpoint(DynamicPropertyRegistry registry) {
+            realEndpoint(registry);
+        }
+
+        @Autowired
+        Sweeper sweeper;
+
+        void sweeps() {
+            sweeper.sweepThroughTheLease();
+        }
+    }
+
+    @SpringBootTest(classes = ScheduledInMemorySweepTest.App.class, properties = "locktable.test.in-memory=true")
+    @DirtiesContext
+    static class ScheduledInMemorySweepTest {
+        @DynamicPropertySource
+        static void endpoint(DynamicPropertyRegistry registry) {
+            realEndpoint(registry);
+        }
+
+        void startsUp() {}
+
+        @SpringBootConfiguration
+        @EnableAutoConfiguration
+        @EnableScheduling
+        @Import(ScheduledSweeper.class)
+        static class App {}
+    }
+}
