@@ -33,7 +33,9 @@ import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
@@ -227,8 +229,14 @@ class LockTableConnectionTest {
         engine.client()
                 .createTable(r -> r.tableName(numeric)
                         .billingMode(BillingMode.PAY_PER_REQUEST)
-                        .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.N))
-                        .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH)));
+                        .attributeDefinitions(AttributeDefinition.builder()
+                                .attributeName("pk")
+                                .attributeType(ScalarAttributeType.N)
+                                .build())
+                        .keySchema(KeySchemaElement.builder()
+                                .attributeName("pk")
+                                .keyType(KeyType.HASH)
+                                .build()));
         try {
             withEngineClient()
                     .withPropertyValues("locktable.table-name=" + numeric, "locktable.sort-key=")
