@@ -128,12 +128,11 @@ final class LeaseKeeper {
             sendRelease(lease, Timing.releaseTimeout(lease.duration()));
             return false;
         }
+        // kept before it is announced, so a listener told of it finds it in heldLeases(); the timer wakes it no
+        // sooner than a whole lease from now, after renewAt below has set its first renewal
+        timer.add(lease);
         synchronized (state) { // an end (close() included) waits for the announcement, so it is announced after it
             announce.run();
-        }
-        timer.add(lease); // outside the lease's monitor: no lock is taken inside another
-        if (!lease.isLive()) {
-            timer.remove(lease); // released or closed between its announcement and here: its end missed the timer
         }
         // closeAll() sets the flag, then lists the timer's leases; this added the lease, then reads the flag: one of
         // the two sees the other, and whichever ends the lease first sends its release

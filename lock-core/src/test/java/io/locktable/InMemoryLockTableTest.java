@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -34,6 +35,33 @@ class InMemoryLockTableTest {
 
         assertThat(second.tryAcquire("job", LEASE)).isEmpty();
         assertThat(elsewhere.tryAcquire("job", LEASE)).isPresent();
+    }
+
+    /**
+     * A listener told of a lease finds it among the table's held leases: the lease is kept before it is announced.
+     * With a manual clock the listener runs on the acquiring thread, so an announcement that came before the keeping
+     * would be seen every time.
+     */
+    @Test
+    void aListenerToldOfALeaseFindsItAmongTheHeldLeases() {
+        AtomicReference<LockTable> table = new AtomicReference<>();
+        List<Boolean> seen = new CopyOnWriteArrayList<>();
+        LockTableListener listener = new LockTableListener() {
+            @Override
+            public void onAcquired(Lease lease, boolean tookOver) {
+                seen.add(table.get().heldLeases().contains(lease));
+            }
+        };
+        try (LockTable manual = LockTable.inMemory(tableName + "-manual")
+                .clock(new ManualLockClock())
+                .listener(listener)
+                .build()) {
+            table.set(manual);
+
+            manual.tryAcquire("job", LEASE).orElseThrow();
+
+            assertThat(seen).containsExactly(true);
+        }
     }
 
     @Test
