@@ -9,10 +9,15 @@ import io.locktable.test.TestTable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -27,13 +32,17 @@ import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.env.Environment;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
+import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
  * One instance of a clustered application in this JVM: a Spring Boot context with the starter's auto-configuration,
@@ -130,6 +139,7 @@ final class ClusterMember implements AutoCloseable {
     @Override
     public void close() {
         faults.failUpdates = false;
+        faults.hangPrefix = null;
         context.close();
     }
 
@@ -149,14 +159,59 @@ final class ClusterMember implements AutoCloseable {
                 .updateExpression("SET #fence = #fence"));
     }
 
-    /** Fails this member's UpdateItem requests on demand, before they leave. */
+    /**
+     * Holds every request of a lock whose name starts with the prefix on the thread that sends it (a worker of the
+     * table) until the latch opens, as an engine that hangs would; interrupts (the SDK's call timeout) do not free it.
+     * Returns how many such requests hang now.
+     */
+    AtomicInteger hangRequestsOf(String namePrefix, CountDownLatch until) {
+        faults.hangPrefix = "LOCK#" + namePrefix;
+        faults.hangUntil = until;
+        return faults.hanging;
+    }
+
+    /** Fails this member's UpdateItem requests on demand, before they leave; holds those of hanging names. */
     static final class Faults implements ExecutionInterceptor {
         volatile boolean failUpdates;
+        volatile @Nullable String hangPrefix;
+        volatile CountDownLatch hangUntil = new CountDownLatch(0);
+        final AtomicInteger hanging = new AtomicInteger();
 
         @Override
         public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+            String prefix = hangPrefix;
+            if (prefix != null && names(context.request()).anyMatch(key -> key.startsWith(prefix))) {
+                hang();
+            }
             if (failUpdates && "UpdateItem".equals(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME))) {
                 throw SdkClientException.create("UpdateItem blocked by the test");
+            }
+        }
+
+        private static java.util.stream.Stream<String> names(SdkRequest request) {
+            Map<String, AttributeValue> key = request instanceof UpdateItemRequest update
+                    ? update.key()
+                    : request instanceof GetItemRequest get ? get.key() : Map.of();
+            return key.values().stream().map(AttributeValue::s).filter(Objects::nonNull);
+        }
+
+        private void hang() {
+            hanging.incrementAndGet();
+            boolean interrupted = false;
+            try {
+                while (true) {
+                    try {
+                        hangUntil.await(60, TimeUnit.SECONDS); // a test that forgot to let go: a minute at most
+                        return;
+                    } catch (InterruptedException e) {
+                        interrupted = true; // as a socket read would, the hang outlasts an interrupt
+                    }
+                }
+            } finally {
+                hanging.decrementAndGet();
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
     }

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.locktable.Lease;
 import io.locktable.LeaseEnd;
-import io.locktable.LockTableListener;
 import io.locktable.test.DynamoDbEngineTest;
 import io.locktable.test.TestTable;
 import java.time.Duration;
@@ -214,104 +213,6 @@ class LockedRunClusterTest {
         assertThat(log.types()).containsSubsequence("started", "lost", "ended");
         assertThat(log.lost.get(0).leaseEnd().orElseThrow()).isIn(LeaseEnd.EXPIRED, LeaseEnd.LOST);
         assertThat(log.ended.get(0).outcome()).contains(LockedRunEvent.Outcome.LOST);
-    }
-
-    @Test
-    void aListenerBlockedOnTheEventThreadDoesNotHoldUpTheInterruptOfARunThatLostItsLease() throws Exception {
-        ClusterMember member = startWithSlowListener("blocked-listener", BlockingJob.class, RunLog.class);
-
-        BlockingJob.Seen seen = stoppedWhileTheListenerBlocks(
-                member, entered -> member.bean(BlockingJob.class).block(entered), BlockingJob.LEASE);
-
-        assertThat(seen.interrupted()).as("interruptOnLoss").isTrue();
-        assertThat(seen.heldAfterLoss()).isFalse();
-    }
-
-    @Test
-    void aLeaderOnlyCallThatAsksIsInterruptedWhenItsTermEndsWhileAListenerBlocks() throws Exception {
-        ClusterMember member = startWithSlowListener("interrupted-leader", InterruptedLeader.class);
-        await().atMost(Duration.ofSeconds(10)).until(() -> member.runner().isLeader("interrupted-leader"));
-
-        Boolean interrupted = stoppedWhileTheListenerBlocks(
-                member, entered -> member.bean(InterruptedLeader.class).block(entered), InterruptedLeader.LEASE);
-
-        assertThat(interrupted).as("interruptOnLoss").isTrue();
-    }
-
-    private ClusterMember startWithSlowListener(String lock, Class<?>... beans) {
-        List<Class<?>> all = new ArrayList<>(List.of(beans));
-        all.add(SlowListener.class);
-        ClusterMember member =
-                ClusterMember.start(table, lock + "-a", leaderRuns, lock + "-sweeper", all, "job.name=" + lock);
-        members.add(member);
-        return member;
-    }
-
-    /**
-     * Starts a call that blocks, makes the member's renewals fail (its listener then blocks in onRenewalFailed and the
-     * lease runs out) and returns what the call returned, checking that it was stopped while the listener blocked.
-     */
-    private <T> T stoppedWhileTheListenerBlocks(
-            ClusterMember member, java.util.function.Function<CountDownLatch, T> call, Duration lease)
-            throws Exception {
-        SlowListener listener = member.bean(SlowListener.class);
-        CountDownLatch entered = new CountDownLatch(1);
-        CompletableFuture<T> running = CompletableFuture.supplyAsync(() -> call.apply(entered), threads);
-        assertThat(entered.await(MARGIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-
-        member.failUpdates(true);
-        T result;
-        long listenerReturnedAt;
-        try {
-            result = running.get(lease.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS);
-            listenerReturnedAt = listener.returnedAt; // read before the listener is let go
-        } finally {
-            listener.release.countDown();
-        }
-        assertThat(listener.blockedAt)
-                .as("the listener was blocked on the event thread")
-                .isPositive();
-        assertThat(listenerReturnedAt)
-                .as("stopped while the listener still blocked")
-                .isZero();
-        return result;
-    }
-
-    /** A @LeaderOnly call that blocks until its term ends and it is interrupted. */
-    public static class InterruptedLeader {
-        static final Duration LEASE = Duration.ofSeconds(2);
-
-        @LeaderOnly(name = "${job.name}", leaseDuration = "2s", interruptOnLoss = true)
-        public Boolean block(CountDownLatch entered) {
-            entered.countDown();
-            try {
-                Thread.sleep(30_000);
-                return false;
-            } catch (InterruptedException e) {
-                return true;
-            }
-        }
-    }
-
-    /** A listener bean that blocks the table's event thread in its first renewal failure, for up to 10 s. */
-    public static class SlowListener implements LockTableListener {
-        final CountDownLatch release = new CountDownLatch(1);
-        volatile long blockedAt;
-        volatile long returnedAt;
-
-        @Override
-        public void onRenewalFailed(Lease lease, Exception error) {
-            if (blockedAt != 0) {
-                return;
-            }
-            blockedAt = System.nanoTime();
-            try {
-                release.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            returnedAt = System.nanoTime();
-        }
     }
 
     /** What a member's runs did and which run events it received. */
