@@ -51,7 +51,7 @@ final class Simulation implements SimStore.World {
      * How many names a table may remember: those in use (the simulation's locks, the one-off names of one burst and
      * a spare) and the idle ones {@link LockMemory} keeps.
      */
-    private static final int NAMES_BOUND = LockMemory.IDLE_NAMES + 2 + 8 + 2;
+    private static final int NAMES_BOUND = LockMemory.IDLE_NAMES + 2 + 1 + 2;
 
     /** {@code runLocked}'s work under way: one at a time, on the simulation's thread. */
     private static final class Work {
@@ -607,7 +607,7 @@ final class Simulation implements SimStore.World {
 
     /** A burst of names tried once each and released at once, as a service that locks one name per entity. */
     private void oneOffNames(SimProcess process) {
-        int count = 1 + random.nextInt(8);
+        int count = 16 + random.nextInt(48); // enough per incarnation to pass what a table keeps idle
         for (int i = 0; i < count; i++) {
             process.table.tryAcquire("entity-" + entities++, lease).ifPresent(Lease::release);
         }
