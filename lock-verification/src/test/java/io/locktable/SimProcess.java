@@ -14,8 +14,10 @@ import java.util.concurrent.CompletableFuture;
  */
 final class SimProcess {
 
-    /** A waiting acquire and when it started, in the simulation's time. */
-    record Waiter(String name, CompletableFuture<Lease> future, long sinceNanos) {}
+    /**
+     * A waiting acquire, when it started in the simulation's time and on its own clock, and how long it may wait.
+     */
+    record Waiter(String name, CompletableFuture<Lease> future, long sinceNanos, long localStart, long maxWaitNanos) {}
 
     final int id;
     final double rate;
@@ -31,6 +33,12 @@ final class SimProcess {
     long pausedUntil;
 
     boolean busy;
+    /** Its caller's thread runs {@code runLocked}'s work: it takes no other action meanwhile. */
+    boolean working;
+    /** A listener of its table blocks its event thread: its timer goes on, its callers take no action. */
+    boolean listenerBlocked;
+    /** Its table is being closed. */
+    boolean closing;
     /** Until when none of its requests gets through while it keeps running, in the simulation's time; 0 when none. */
     long partitionedUntil;
     /** The last time a fault, a pause or a late answer hit it: the liveness bound counts from there. */
@@ -41,6 +49,8 @@ final class SimProcess {
     final java.util.Set<Lease> ended = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
     final List<Waiter> waiters = new ArrayList<>();
+    /** The elections its table runs. */
+    final List<Leadership> leaderships = new ArrayList<>();
     /** The completion executor: completions run when the simulation drains them, on its thread. */
     final ArrayDeque<Runnable> completions = new ArrayDeque<>();
 

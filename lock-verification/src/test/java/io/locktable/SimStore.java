@@ -41,6 +41,8 @@ final class SimStore implements LockStore {
     private final SimProcess process;
     /** The highest token of each lock handed to this incarnation's user: its table's high-water mark is no lower. */
     final java.util.Map<String, Long> highestToken = new java.util.HashMap<>();
+    /** When each acquisition's acquire was sent, on this process's clock, by the acquisition's owner. */
+    final java.util.Map<String, Long> acquireSentAt = new java.util.HashMap<>();
 
     SimStore(String tableName, MemoryLockStore.Items items, World world, SimProcess process) {
         this.memory = new MemoryLockStore(tableName, "pk", null, items, LockTableOptions.defaults());
@@ -56,6 +58,7 @@ final class SimStore implements LockStore {
 
     @Override
     public AcquireAnswer acquire(AcquireRequest request) {
+        acquireSentAt.put(request.owner(), process.clock.nanoTime());
         return write("acquire", () -> {
             AcquireAnswer answer = memory.acquire(request);
             if (answer instanceof Granted granted) {

@@ -2,6 +2,7 @@ package io.locktable;
 
 import io.locktable.LockStore.StoredLock;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -39,6 +40,46 @@ final class Simulation implements SimStore.World {
     static final double RATE_MARGIN = 3 * RATE_BOUND;
 
     private static final AtomicLong TABLES = new AtomicLong();
+
+    /**
+     * Issue 34's bound: from the moment a lease ends locally to the interrupt of the work under it, at most 200 ms
+     * (here in simulated time, on the process's own clock rate).
+     */
+    static final long STOP_BOUND_NANOS = (long) (200_000_000L * (1 + RATE_BOUND));
+
+    /**
+     * How many names a table may remember: those in use (the simulation's locks, the one-off names of one burst and
+     * a spare) and the idle ones {@link LockMemory} keeps.
+     */
+    private static final int NAMES_BOUND = LockMemory.IDLE_NAMES + 2 + 1 + 2;
+
+    /** {@code runLocked}'s work under way: one at a time, on the simulation's thread. */
+    private static final class Work {
+        final SimProcess process;
+        final long untilNanos;
+        final boolean ignoresInterrupt;
+        Lease lease;
+        /** The work returned or threw: what ends its lease now is runLocked's own release. */
+        boolean done;
+        /** When the interrupt reached the work's thread; null until it does. */
+        Long interruptedAt;
+        /** When a check first saw the lease ended, while the work was not yet told to stop. */
+        Long endSeenAt;
+
+        Work(SimProcess process, long untilNanos, boolean ignoresInterrupt) {
+            this.process = process;
+            this.untilNanos = untilNanos;
+            this.ignoresInterrupt = ignoresInterrupt;
+        }
+    }
+
+    private Work work;
+    /** The process whose listener blocks its event thread now, if any: one at a time. */
+    private SimProcess blocked;
+
+    private long entities;
+    private long works;
+    private long blocks;
 
     private record Landing(long atNanos, long order, Runnable apply) {}
 
@@ -104,8 +145,10 @@ final class Simulation implements SimStore.World {
             step();
         }
         for (SimProcess process : processes) {
+            process.closing = true;
             process.table.close();
         }
+        Thread.interrupted(); // a close that ended a work's lease: the simulation is over
         return new SimResult(seed, steps, now, now / leaseNanos, grants, faults, List.copyOf(violations), trace);
     }
 
@@ -186,7 +229,9 @@ final class Simulation implements SimStore.World {
     }
 
     private void act() {
-        List<SimProcess> ready = processes.stream().filter(SimProcess::canAct).toList();
+        List<SimProcess> ready = processes.stream()
+                .filter(p -> p.canAct() && !p.working && !p.listenerBlocked)
+                .toList();
         if (ready.isEmpty()) {
             return;
         }
@@ -201,8 +246,10 @@ final class Simulation implements SimStore.World {
             } else if (dice < 40) {
                 action = "acquireAsync";
                 if (process.waiters.stream().noneMatch(w -> w.name().equals(name))) {
-                    CompletableFuture<Lease> future = process.table.acquireAsync(name, lease, lease.multipliedBy(4));
-                    process.waiters.add(new SimProcess.Waiter(name, future, now));
+                    Duration maxWait = lease.multipliedBy(4);
+                    long localStart = process.clock.nanoTime();
+                    CompletableFuture<Lease> future = process.table.acquireAsync(name, lease, maxWait);
+                    process.waiters.add(new SimProcess.Waiter(name, future, now, localStart, maxWait.toNanos()));
                 }
             } else if (dice < 60) {
                 action = "release";
@@ -226,6 +273,15 @@ final class Simulation implements SimStore.World {
                 deletedSinceGrant.add(name);
                 deletedAt.put(name, now);
                 written(name);
+            } else if (dice < 84 && work == null && depth == 0) {
+                action = "runLocked";
+                runLocked(process, name);
+            } else if (dice < 92) {
+                action = "one-off names";
+                oneOffNames(process);
+            } else if (dice < 95) {
+                action = "leadership";
+                leadership(process, name);
             } else {
                 action = "nothing";
             }
@@ -234,7 +290,7 @@ final class Simulation implements SimStore.World {
         } catch (AssertionError e) {
             violation(process + ": a task of the table threw: " + e.getCause());
             action = "threw";
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             violation(process + ": unexpected " + e);
             action = "threw";
         }
@@ -283,7 +339,14 @@ final class Simulation implements SimStore.World {
             if (waiter.future().isDone()) {
                 it.remove();
                 if (!waiter.future().isCompletedExceptionally()) {
-                    process.handed(waiter.future().join());
+                    Lease granted = waiter.future().join();
+                    Long sent = process.store.acquireSentAt.get(granted.owner());
+                    if (sent != null && sent - (waiter.localStart() + waiter.maxWaitNanos()) >= 0) {
+                        violation(process + ": acquireAsync of " + waiter.name() + " was handed a lease whose acquire"
+                                + " was sent " + (sent - waiter.localStart()) / 1_000_000 + " ms into a wait of "
+                                + waiter.maxWaitNanos() / 1_000_000 + " ms: " + granted);
+                    }
+                    process.handed(granted);
                 }
             }
         }
@@ -292,7 +355,9 @@ final class Simulation implements SimStore.World {
 
     /** Closes a process's table at any point: it must leave nothing held, waiting or scheduled; then restarts it. */
     private void close(SimProcess process) {
+        process.closing = true;
         process.table.close();
+        process.closing = false;
         process.drainCompletions();
         if (!process.table.heldLeases().isEmpty()) {
             violation(process + ": leases still held after close(): " + process.table.heldLeases());
@@ -324,11 +389,28 @@ final class Simulation implements SimStore.World {
         process.table = LockTable.Builder.over(process.store, "pk")
                 .clock(process.clock)
                 .completionExecutor(process.completions::add)
+                .listener(new LockTableListener() {
+                    @Override
+                    public void onLost(Lease ended, LeaseEnd reason) {
+                        maybeBlock(process, ended);
+                    }
+
+                    @Override
+                    public void onReleased(Lease released) {
+                        maybeBlock(process, released);
+                    }
+
+                    @Override
+                    public void onRenewalFailed(Lease failed, Exception error) {
+                        maybeBlock(process, failed);
+                    }
+                })
                 .build();
         process.leases.clear();
         process.ended.clear();
         process.partitionedUntil = 0;
         process.waiters.clear();
+        process.leaderships.clear();
         process.completions.clear();
         process.lastTroubleNanos = now;
     }
@@ -336,6 +418,7 @@ final class Simulation implements SimStore.World {
     // ---- the invariants
 
     private void check(String when) {
+        checkWork(when);
         for (String name : locks) {
             List<String> believers = new ArrayList<>();
             for (SimProcess process : processes) {
@@ -365,6 +448,7 @@ final class Simulation implements SimStore.World {
             if (!process.canAct()) {
                 continue;
             }
+            checkMemory(process, when);
             for (Lease lease : process.leases) {
                 // on its own clock, which only moves forward: what a thread of the process would read
                 boolean believed = lease.isHeld();
@@ -374,6 +458,158 @@ final class Simulation implements SimStore.World {
                     violation(process + ": a lease that had ended is believed again " + when + ": " + lease);
                 }
             }
+        }
+    }
+
+    /**
+     * The work under a lease is told to stop (its thread interrupted) within {@link #STOP_BOUND_NANOS} of the lease's
+     * end on its process's clock, whatever a listener does meanwhile; and no interrupt reaches the thread of a work
+     * that is over. A paused or busy process is not counted (its timer does not run: what fencing is for).
+     */
+    private void checkWork(String when) {
+        if (Thread.interrupted()) {
+            if (work == null || work.lease == null) {
+                violation("an interrupt reached a thread that runs no work under a lease " + when);
+            } else if (work.interruptedAt == null) {
+                work.interruptedAt = now;
+            }
+        }
+        Work running = work;
+        if (running == null || running.lease == null || running.done || running.interruptedAt != null) {
+            return;
+        }
+        if (!running.process.canAct()) {
+            running.endSeenAt = null;
+            return;
+        }
+        if (running.lease.end().isPresent() || !running.lease.isHeld()) {
+            if (running.endSeenAt == null) {
+                running.endSeenAt = now;
+            } else if (now - running.endSeenAt > STOP_BOUND_NANOS) {
+                violation(running.process + ": runLocked's work under " + running.lease + " (ended: "
+                        + running.lease.end().orElse(null) + ") was not interrupted "
+                        + (now - running.endSeenAt) / 1_000_000 + " ms after its lease ended " + when);
+            }
+        }
+    }
+
+    /** What a table remembers stays bounded: the names in use and {@link LockMemory#IDLE_NAMES} idle ones. */
+    private void checkMemory(SimProcess process, String when) {
+        int kept = process.table.fenceMarks();
+        if (kept > NAMES_BOUND) {
+            violation(process + ": its table remembers " + kept + " names, more than " + NAMES_BOUND + " " + when);
+        }
+    }
+
+    // ---- runLocked, blocking listeners, one-off names
+
+    /**
+     * Runs {@code runLocked} with work that goes on for up to three leases of simulated time (the world moves on
+     * meanwhile, this process's timer too) and stops at its interrupt, or, a quarter of the time, ignores it.
+     */
+    private void runLocked(SimProcess process, String name) throws Exception {
+        Work running = new Work(process, now + (long) (random.nextDouble() * leaseNanos * 3), random.nextInt(4) == 0);
+        work = running;
+        process.working = true;
+        works++;
+        try {
+            process.table.runLocked(name, lease, Duration.ZERO, () -> {
+                try {
+                    doWork(running);
+                } finally {
+                    running.done = true;
+                }
+                return "done";
+            });
+        } catch (LeaseLostException | InterruptedException expected) {
+            // the lease ended while the work ran: reported to the caller, as it must be
+        } finally {
+            process.working = false;
+            work = null;
+            if (Thread.interrupted() && running.interruptedAt == null) {
+                running.interruptedAt = now; // the interrupt of the work's own end, not yet seen by a check
+            }
+        }
+    }
+
+    private void doWork(Work running) throws InterruptedException {
+        Lease mine = Lease.current().orElseThrow();
+        running.lease = mine;
+        if (!mine.isHeld()) {
+            violation(running.process + ": runLocked runs its work under a lease that is not held: " + mine);
+        }
+        while (now - running.untilNanos < 0 && violations.isEmpty()) {
+            steps++;
+            advance(untilNextTask(
+                    Math.min(running.untilNanos - now, 1_000_000 + (long) (random.nextDouble() * leaseNanos / 10))));
+            if (random.nextInt(2) == 0) {
+                act();
+            }
+            if (running.interruptedAt != null && !running.ignoresInterrupt) {
+                throw new InterruptedException("the lease ended");
+            }
+        }
+    }
+
+    /**
+     * A listener that blocks the event thread for up to two leases, mostly on the end of a work's lease: the work
+     * must have been told to stop before any listener hears of the end.
+     */
+    private void maybeBlock(SimProcess process, Lease about) {
+        if (blocked != null || depth > 0 || process.closing || process.busy || !process.canAct()) {
+            return;
+        }
+        boolean workLease = work != null && work.lease == about;
+        if (random.nextInt(workLease ? 2 : 20) != 0) {
+            return;
+        }
+        blocked = process;
+        process.listenerBlocked = true;
+        blocks++;
+        trace("listener blocks", process.id);
+        long until = now + (long) (random.nextDouble() * leaseNanos * 2);
+        try {
+            while (now - until < 0 && violations.isEmpty()) {
+                steps++;
+                advance(untilNextTask(
+                        Math.min(until - now, 1_000_000 + (long) (random.nextDouble() * leaseNanos / 10))));
+                if (random.nextInt(2) == 0) {
+                    act();
+                }
+            }
+        } finally {
+            process.listenerBlocked = false;
+            blocked = null;
+        }
+    }
+
+    /**
+     * Starts an election, or steps down from one for no time, a lease or forever (which saturates: issue 34's
+     * overflow), or stops one. A term's lease is a lease like any: the invariants hold it too.
+     */
+    private void leadership(SimProcess process, String name) {
+        List<Leadership> mine = process.leaderships;
+        Leadership existing =
+                mine.stream().filter(l -> l.name().equals(name)).findFirst().orElse(null);
+        if (existing == null) {
+            mine.add(process.table.lead(name, lease));
+            return;
+        }
+        int what = random.nextInt(4);
+        if (what == 3) {
+            existing.stopAsync();
+            mine.remove(existing);
+            return;
+        }
+        Duration coolDown = what == 0 ? Duration.ZERO : what == 1 ? lease : ChronoUnit.FOREVER.getDuration();
+        existing.stepDownAsync(coolDown); // must not throw, whatever the cool-down
+    }
+
+    /** A burst of names tried once each and released at once, as a service that locks one name per entity. */
+    private void oneOffNames(SimProcess process) {
+        int count = 16 + random.nextInt(48); // enough per incarnation to pass what a table keeps idle
+        for (int i = 0; i < count; i++) {
+            process.table.tryAcquire("entity-" + entities++, lease).ifPresent(Lease::release);
         }
     }
 
