@@ -152,8 +152,14 @@ public class Alone {
 
         @Setup(Level.Trial)
         public void setUp() {
-            locks = new AmazonDynamoDBLockClient(
-                    AmazonDynamoDBLockClientOptions.builder(client, PEER_TABLE).build());
+            locks = new AmazonDynamoDBLockClient(options(AmazonDynamoDBLockClientOptions.builder(client, PEER_TABLE))
+                    .build());
+        }
+
+        /** The Lock Client's options: its defaults. */
+        AmazonDynamoDBLockClientOptions.AmazonDynamoDBLockClientOptionsBuilder options(
+                AmazonDynamoDBLockClientOptions.AmazonDynamoDBLockClientOptionsBuilder defaults) {
+            return defaults;
         }
 
         @TearDown(Level.Trial)
@@ -216,9 +222,19 @@ public class Alone {
         }
     }
 
+    /**
+     * The Lock Client holding one lock, its heartbeat sent on the caller's thread: its background heartbeat thread is
+     * off, so that only the benchmark's heartbeats are sent.
+     */
     @State(Scope.Benchmark)
     public static class PeerHolding extends Peer {
         LockItem item;
+
+        @Override
+        AmazonDynamoDBLockClientOptions.AmazonDynamoDBLockClientOptionsBuilder options(
+                AmazonDynamoDBLockClientOptions.AmazonDynamoDBLockClientOptionsBuilder defaults) {
+            return defaults.withCreateHeartbeatBackgroundThread(false);
+        }
 
         @Setup(Level.Trial)
         public void holdOne() {

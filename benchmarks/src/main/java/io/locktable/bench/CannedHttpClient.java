@@ -42,6 +42,8 @@ final class CannedHttpClient implements SdkHttpClient {
             "{\"__type\":\"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException\","
                     + "\"message\":\"The conditional request failed\",\"Item\":";
 
+    private static final ThreadLocal<byte[]> BUFFER = ThreadLocal.withInitial(() -> new byte[2048]);
+
     private static final SdkHttpResponse OK = response(200);
     private static final SdkHttpResponse BAD_REQUEST = response(400);
 
@@ -154,21 +156,26 @@ final class CannedHttpClient implements SdkHttpClient {
         return body(OK, body);
     }
 
-    /** Whether the request's body holds {@code "ReturnValues":"ALL_NEW"}: a scan of its bytes, no parsing. */
+    /**
+     * Whether the request's body holds {@code "ReturnValues":"ALL_NEW"}: a scan of its bytes through a buffer of the
+     * thread's, no parsing and no allocation but the stream's.
+     */
     private static boolean asksAllNew(ContentStreamProvider body) {
         if (body == null) {
             return false;
         }
+        byte[] buffer = BUFFER.get();
         try (InputStream in = body.newStream()) {
-            byte[] bytes = in.readAllBytes();
-            outer:
-            for (int i = 0; i <= bytes.length - ALL_NEW.length; i++) {
-                for (int j = 0; j < ALL_NEW.length; j++) {
-                    if (bytes[i + j] != ALL_NEW[j]) {
-                        continue outer;
+            int matched = 0;
+            for (int n = in.read(buffer); n > 0; n = in.read(buffer)) {
+                for (int i = 0; i < n; i++) {
+                    byte b = buffer[i];
+                    // the pattern's first byte, a quote, never follows a partial match inside a JSON document
+                    matched = b == ALL_NEW[matched] ? matched + 1 : b == ALL_NEW[0] ? 1 : 0;
+                    if (matched == ALL_NEW.length) {
+                        return true;
                     }
                 }
-                return true;
             }
             return false;
         } catch (IOException e) {
