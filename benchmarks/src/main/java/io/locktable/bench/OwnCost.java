@@ -109,6 +109,15 @@ final class OwnCost {
         return Stats.of(values).median();
     }
 
+    /** LockTable's own CPU per cycle over the Lock Client's, each minus its SDK baseline; n/a when noise hides one. */
+    private static String ownRatio(Map<String, Figures> f) {
+        double ours =
+                f.get("cycleLockTable").cpuNanos() - f.get("sdkCycleLockTable").cpuNanos();
+        double peer = f.get("cycleLockClient").cpuNanos()
+                - f.get("sdkCycleLockClient").cpuNanos();
+        return ours > 0 && peer > 0 ? Stats.num(ours / peer) : "n/a";
+    }
+
     private static void cannedTable(Map<String, Figures> f, Report report, double loadBefore, double loadAfter) {
         List<List<String>> rows = new ArrayList<>();
         for (String[] op :
@@ -161,11 +170,7 @@ final class OwnCost {
                 "**" + Stats.num(ratio) + "**",
                 Stats.num(bytesRatio),
                 "",
-                Stats.num((f.get("cycleLockTable").cpuNanos()
-                                        - f.get("sdkCycleLockTable").cpuNanos())
-                                / (f.get("cycleLockClient").cpuNanos()
-                                        - f.get("sdkCycleLockClient").cpuNanos()))
-                        + " (CPU)"));
+                ownRatio(f) + " (CPU)"));
         report.table(
                 "cpu",
                 List.of(
