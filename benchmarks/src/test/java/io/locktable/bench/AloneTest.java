@@ -18,6 +18,7 @@ class AloneTest {
     @Test
     void lockTableAcquiresAndReleasesWithRisingFences() {
         Alone.Ours s = new Alone.Ours();
+        s.watchFences = true;
         s.setUp();
         try {
             long last = 0;
@@ -92,6 +93,7 @@ class AloneTest {
     @Test
     void lockTablePollsAHeldLockWithOneReadOnceItSawTheHolder() {
         Alone.OursWaiting s = new Alone.OursWaiting();
+        s.watchFences = true;
         s.setUp();
         try {
             assertThat(s.poll()).isEmpty(); // the first attempt writes, and is refused with the holder's item
