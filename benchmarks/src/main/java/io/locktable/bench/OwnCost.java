@@ -46,7 +46,7 @@ final class OwnCost {
             Map<String, Figures> canned = canned(quick, out);
             cannedTable(canned, report, loadBefore, Stats.load());
             if (dynalite != null) {
-                engineTable(dynalite, plan, report, out);
+                engineTable(dynalite, plan, quick, report, out);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -191,7 +191,7 @@ final class OwnCost {
      * Acquire + release through dynalite at 5 ms with 1 and 8 threads, both libraries back to back, with the processes'
      * CPU per cycle: the JMH fork (the client), dynalite (with its descendants) and this JVM (the proxy).
      */
-    private static void engineTable(Rig rig, Bench.Plan plan, Report report, PrintStream out) {
+    private static void engineTable(Rig rig, Bench.Plan plan, boolean quick, Report report, PrintStream out) {
         long engine = DynaliteServer.shared().pid();
         long harness = ProcessHandle.current().pid();
         int rtt = plan.headlineRtt();
@@ -199,7 +199,7 @@ final class OwnCost {
         for (int threads : plan.threads()) {
             for (String library : List.of("locktable", "peer")) {
                 double load = Stats.load();
-                RunResult result = engineFork(rig, rtt, threads, library, plan.jmh(), engine, harness, out);
+                RunResult result = engineFork(rig, rtt, threads, library, plan.jmh(), quick, engine, harness, out);
                 double meanMillis = result.getPrimaryResult().getScore();
                 double p50 = result.getPrimaryResult().getStatistics().getPercentile(50);
                 Map<String, Result> s = result.getSecondaryResults();
@@ -258,6 +258,7 @@ final class OwnCost {
             int threads,
             String library,
             Cycle.Settings s,
+            boolean quick,
             long enginePid,
             long harnessPid,
             PrintStream out) {
@@ -268,10 +269,14 @@ final class OwnCost {
                 .timeUnit(TimeUnit.MILLISECONDS)
                 .threads(threads)
                 .forks(1)
-                .warmupIterations(s.warmups())
-                .warmupTime(TimeValue.seconds(s.warmupSeconds()))
-                .measurementIterations(s.iterations())
-                .measurementTime(TimeValue.seconds(s.iterationSeconds()))
+                // longer than the latency phase's warm-up: a cold client spends milliseconds per cycle in the JIT
+                .warmupIterations(quick ? s.warmups() : 5)
+                .warmupTime(TimeValue.seconds(quick ? s.warmupSeconds() : 2))
+                .measurementIterations(quick ? s.iterations() : 3)
+                .measurementTime(TimeValue.seconds(quick ? s.iterationSeconds() : 3))
+                // no operations outside the measured window: each thread stops at the end of its own iteration,
+                // so the processes' CPU counters cover only the operations counted
+                .syncIterations(false)
                 .addProfiler(ThreadCpuProfiler.class)
                 .jvmArgs(
                         "-Xms256m",
