@@ -6,7 +6,10 @@
 #   ./benchmarks/run.sh --scale-max 50000  the largest scale scenario at 50,000 leases instead of 100,000
 #   ./benchmarks/run.sh --only scale,slow,released
 #                                          some phases (requests, latency, handover, failover, scale, slow,
-#                                          released, waiters): only their tables and the goals they measure are rewritten
+#                                          released, waiters, cpu): only their tables and the goals they measure are rewritten
+#   ./benchmarks/run.sh --only cpu         each library's own CPU and allocation per acquire + release, renewal and poll
+#                                          over canned DynamoDB answers (JMH, -prof gc), and the CPU per cycle of the
+#                                          client, dynalite and the proxy at 1 and 8 threads (about 20 minutes)
 # Needs JDK 17+, Node.js 20+ (dynalite) and, for the second engine, Python 3 with moto ('pip install moto[server]');
 # without moto its scenarios are left out. Set MAVEN_ARGS=-o to build offline. Nothing is left running.
 set -euo pipefail

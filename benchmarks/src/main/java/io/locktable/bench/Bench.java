@@ -20,8 +20,8 @@ import software.amazon.awssdk.core.util.VersionInfo;
 /**
  * Runs every scenario and writes the tables of {@code docs/benchmarks.md}. Started by {@code benchmarks/run.sh};
  * arguments: {@code [--quick] [--out FILE] [--command TEXT] [--scale-max N] [--only PHASE,...]} with the phases
- * {@code requests, latency, handover, failover, scale, slow, released, waiters} ({@code released} runs with {@code
- * failover}, or alone). A run of some phases rewrites only their tables, the goals they measure and a line of the
+ * {@code requests, latency, handover, failover, scale, slow, released, waiters, cpu} ({@code released} runs with
+ * {@code failover}, or alone). A run of some phases rewrites only their tables, the goals they measure and a line of the
  * {@code run} table, and leaves the rest of the document as it was.
  */
 public final class Bench {
@@ -136,7 +136,7 @@ public final class Bench {
         Report report = new Report();
         Stats.log("starting dynalite and moto with their proxies");
         try (Rig dynalite = Rig.start("dynalite", plan.roundTrips());
-                Rig moto = startMoto(plan)) {
+                Rig moto = only.equals(Set.of("cpu")) ? null : startMoto(plan)) {
             Set<String> phases = only;
             Predicate<String> run = phase -> phases.isEmpty() || phases.contains(phase);
             if (run.test("requests")) {
@@ -198,6 +198,11 @@ public final class Bench {
             if (run.test("waiters")) {
                 Stats.log("waiting without threads (children)");
                 waiters(dynalite, plan, report, errors);
+            }
+            if (run.test("cpu")) {
+                Stats.log("each library's own CPU and allocation, over canned answers; the engine's CPU per cycle"
+                        + " (JMH; its log: " + work.resolve("jmh.log") + ")");
+                OwnCost.measure(dynalite, plan, report, work.resolve("jmh.log"));
             }
         }
         List<Report.Goal> goals = Report.goals(Files.readString(Path.of("benchmarks", "goals.properties")));
