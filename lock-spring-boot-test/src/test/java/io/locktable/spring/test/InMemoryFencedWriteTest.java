@@ -4,18 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.locktable.Lease;
-import io.locktable.LockTable;
-import io.locktable.spring.LeaderOnly;
 import io.locktable.spring.test.RefusedRequestsTest.UserTestRun;
+import io.locktable.spring.test.Sweepers.ScheduledSweeper;
+import io.locktable.spring.test.Sweepers.Sweeper;
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngines;
-import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
@@ -23,16 +17,11 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Import;
 import org.springframework.scheduling.annotation.EnableScheduling;
-import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.Put;
-import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
  * An application's test in the in-memory mode ({@code locktable.test.in-memory=true}) whose code sends the main
@@ -80,8 +69,8 @@ class InMemoryFencedWriteTest {
         assertThatCode(run::afterTestMethod)
                 .as("the job is held before its write: nothing was sent yet")
                 .doesNotThrowAnyException();
-        ScheduledSweeper.GATE.countDown();
-        assertThat(ScheduledSweeper.SENT.await(30, TimeUnit.SECONDS))
+        run.test().sweeper.gate().countDown();
+        assertThat(run.test().sweeper.sent().await(30, TimeUnit.SECONDS))
                 .as("the job sent its fenced write")
                 .isTrue();
 
@@ -111,70 +100,6 @@ class InMemoryFencedWriteTest {
         if (engine.isLocal()) {
             System.setProperty("aws.accessKeyId", System.getProperty("aws.accessKeyId", "local"));
             System.setProperty("aws.secretAccessKey", System.getProperty("aws.secretAccessKey", "local"));
-        }
-    }
-
-    static TransactWriteItem putSweepRecord(Lease lease) {
-        return TransactWriteItem.builder()
-                .put(Put.builder()
-                        .tableName("Sweeps")
-                        .item(Map.of(
-                                "pk",
-                                AttributeValue.fromS("SWEEP#1"),
-                                "token",
-                                AttributeValue.fromN(Long.toString(lease.fencingToken()))))
-                        .build())
-                .build();
-    }
-
-    /** The README's fenced write through the injected client, in a method that catches and goes on. */
-    static class Sweeper {
-        final AtomicReference<@Nullable SdkException> caught = new AtomicReference<>();
-        private final LockTable locks;
-        private final DynamoDbClient client;
-
-        Sweeper(LockTable locks, DynamoDbClient client) {
-            this.locks = locks;
-            this.client = client;
-        }
-
-        void sweepOnce() {
-            try (Lease lease =
-                    locks.tryAcquire("order-sweeper", Duration.ofSeconds(5)).orElseThrow()) {
-                client.transactWriteItems(r -> r.transactItems(lease.heldCheck(), putSweepRecord(lease)));
-            } catch (SdkException e) {
-                caught.set(e);
-            }
-        }
-
-        void sweepThroughTheLease() {
-            try (Lease lease =
-                    locks.tryAcquire("order-sweeper", Duration.ofSeconds(5)).orElseThrow()) {
-                lease.transactWrite(putSweepRecord(lease));
-            }
-        }
-    }
-
-    /** The main README's quick start: a {@code @Scheduled @LeaderOnly} job whose write is fenced. */
-    static class ScheduledSweeper {
-        static final CountDownLatch GATE = new CountDownLatch(1);
-        static final CountDownLatch SENT = new CountDownLatch(1);
-        private final DynamoDbClient client;
-
-        ScheduledSweeper(DynamoDbClient client) {
-            this.client = client;
-        }
-
-        @Scheduled(fixedDelay = 100)
-        @LeaderOnly("order-sweeper")
-        public void sweep() throws InterruptedException {
-            GATE.await(); // held until the test method ended
-            Lease lease = Lease.current().orElseThrow();
-            try {
-                client.transactWriteItems(r -> r.transactItems(lease.heldCheck(), putSweepRecord(lease)));
-            } finally {
-                SENT.countDown();
-            }
         }
     }
 
@@ -222,6 +147,9 @@ class InMemoryFencedWriteTest {
         static void endpoint(DynamicPropertyRegistry registry) {
             realEndpoint(registry);
         }
+
+        @Autowired
+        ScheduledSweeper sweeper;
 
         void startsUp() {}
 

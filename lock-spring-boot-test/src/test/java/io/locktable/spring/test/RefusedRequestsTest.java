@@ -5,19 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-import io.locktable.Lease;
 import io.locktable.LockTable;
-import io.locktable.spring.LeaderOnly;
+import io.locktable.spring.test.Sweepers.ScheduledSweeper;
+import io.locktable.spring.test.Sweepers.Sweeper;
 import io.locktable.test.DynamoDbEngine;
 import io.locktable.test.DynamoDbEngines;
 import io.locktable.test.EngineCapability;
 import java.lang.reflect.Method;
-import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
@@ -26,7 +22,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
 import org.springframework.context.annotation.Import;
 import org.springframework.scheduling.annotation.EnableScheduling;
-import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -34,9 +29,7 @@ import org.springframework.test.context.TestContextManager;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
-import software.amazon.awssdk.services.dynamodb.model.Put;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
-import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
  * An application's test that points the starter at lock-test's engine with {@code
@@ -65,7 +58,7 @@ class RefusedRequestsTest {
         assertThatThrownBy(run::afterTestMethod)
                 .isInstanceOf(AssertionError.class)
                 .hasMessage(expected);
-        DynamoDbException caught = run.test().sweeper.caught.get();
+        DynamoDbException caught = (DynamoDbException) run.test().sweeper.caught.get();
         assertThat(caught)
                 .as("the application's code gets the engine's exception, its message saying the same")
                 .isNotNull();
@@ -84,8 +77,8 @@ class RefusedRequestsTest {
         assertThatCode(run::afterTestMethod)
                 .as("the job is held before its write: nothing was refused yet")
                 .doesNotThrowAnyException();
-        ScheduledSweeper.GATE.countDown();
-        assertThat(ScheduledSweeper.SENT.await(30, TimeUnit.SECONDS))
+        run.test().sweeper.gate().countDown();
+        assertThat(run.test().sweeper.sent().await(30, TimeUnit.SECONDS))
                 .as("the job sent its fenced write")
                 .isTrue();
 
@@ -190,52 +183,6 @@ class RefusedRequestsTest {
         }
     }
 
-    /** The README's fenced write, in a bean method that catches the refusal and goes on, as many applications do. */
-    static class Sweeper {
-        final AtomicReference<@Nullable DynamoDbException> caught = new AtomicReference<>();
-        private final LockTable locks;
-        private final DynamoDbClient client;
-
-        Sweeper(LockTable locks, DynamoDbClient client) {
-            this.locks = locks;
-            this.client = client;
-        }
-
-        void sweepOnce() {
-            try (Lease lease =
-                    locks.tryAcquire("order-sweeper", Duration.ofSeconds(5)).orElseThrow()) {
-                client.transactWriteItems(r -> r.transactItems(lease.heldCheck(), putSweepRecord(locks, lease)));
-            } catch (DynamoDbException e) {
-                caught.set(e);
-            }
-        }
-    }
-
-    /** The main README's quick start: a {@code @Scheduled @LeaderOnly} job whose write is fenced. */
-    static class ScheduledSweeper {
-        static final CountDownLatch GATE = new CountDownLatch(1);
-        static final CountDownLatch SENT = new CountDownLatch(1);
-        private final LockTable locks;
-        private final DynamoDbClient client;
-
-        ScheduledSweeper(LockTable locks, DynamoDbClient client) {
-            this.locks = locks;
-            this.client = client;
-        }
-
-        @Scheduled(fixedDelay = 100)
-        @LeaderOnly("order-sweeper")
-        public void sweep() throws InterruptedException {
-            GATE.await(); // held until the test method ended
-            Lease lease = Lease.current().orElseThrow();
-            try {
-                client.transactWriteItems(r -> r.transactItems(lease.heldCheck(), putSweepRecord(locks, lease)));
-            } finally {
-                SENT.countDown();
-            }
-        }
-    }
-
     /** Requests the engine has: a put and a read, and a read of a table that does not exist. */
     static class PlainRequests {
         private final LockTable locks;
@@ -255,19 +202,6 @@ class RefusedRequestsTest {
             return client.getItem(r -> r.tableName(locks.tableName()).key(key).consistentRead(true))
                     .item();
         }
-    }
-
-    static TransactWriteItem putSweepRecord(LockTable locks, Lease lease) {
-        return TransactWriteItem.builder()
-                .put(Put.builder()
-                        .tableName(locks.tableName())
-                        .item(Map.of(
-                                "pk",
-                                AttributeValue.fromS("SWEEP#1"),
-                                "token",
-                                AttributeValue.fromN(Long.toString(lease.fencingToken()))))
-                        .build())
-                .build();
     }
 
     @SpringBootTest(classes = SwallowingSweepTest.App.class)
@@ -318,6 +252,9 @@ class RefusedRequestsTest {
         static void lockTable(DynamicPropertyRegistry registry) {
             LockTableTestProperties.register(registry);
         }
+
+        @Autowired
+        ScheduledSweeper sweeper;
 
         void startsUp() {}
 
