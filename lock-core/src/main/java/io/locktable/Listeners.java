@@ -82,10 +82,18 @@ final class Listeners implements LockTableListener {
         each(CallerContext.NONE, call);
     }
 
-    /** Calls every listener on the event thread with the caller's context current, restored after the last one. */
+    /**
+     * Calls every listener named now on the event thread with the caller's context current, restored after the last
+     * one. With none named, nothing is handed to the event thread: waking it costs more processor time than the rest
+     * of an acquire's own work.
+     */
     private void each(CallerContext caller, Consumer<LockTableListener> call) {
+        Iterable<? extends LockTableListener> named = listeners.get();
+        if (!named.iterator().hasNext()) {
+            return;
+        }
         dispatch(caller.around(() -> {
-            for (LockTableListener listener : listeners.get()) {
+            for (LockTableListener listener : named) {
                 try {
                     call.accept(listener);
                 } catch (Throwable e) {

@@ -40,6 +40,22 @@ class SchedulerTest {
     }
 
     @Test
+    void aTableWithoutListenersHandsNothingToItsEventThread() {
+        String table = "no-listeners-" + System.nanoTime();
+        try (LockTable locks = LockTable.inMemory(table).build()) {
+            for (int i = 0; i < 3; i++) {
+                locks.tryAcquire("lock", Duration.ofSeconds(30)).orElseThrow().release();
+            }
+            // six events a cycle with nobody to hear them: waking a thread for each cost more processor time than
+            // the rest of the library's own work on the cycle
+            assertThat(threads("locktable-" + table + "-events")).isZero();
+            assertThat(threads("locktable-" + table + "-timer"))
+                    .as("the timer, started by the first lease")
+                    .isPositive();
+        }
+    }
+
+    @Test
     void queuedTasksRunEarliestDeadlineFirstWhenEveryThreadIsBusy() throws Exception {
         scheduler = new Scheduler("test-workers", 1, 1, Timing.IDLE);
         List<String> ran = new CopyOnWriteArrayList<>();
@@ -256,7 +272,9 @@ class SchedulerTest {
     @AfterEach
     void close() {
         release.countDown();
-        scheduler.close();
+        if (scheduler != null) {
+            scheduler.close();
+        }
     }
 
     private static void waitFor(CountDownLatch latch) {
