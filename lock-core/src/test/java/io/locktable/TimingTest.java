@@ -96,6 +96,61 @@ class TimingTest {
                         Duration.ofMillis(50).toNanos(), Duration.ofMillis(100).toNanos());
     }
 
+    @Test
+    void eachBoundIsExactAtItsEdges() {
+        long twoLongestLeases = 2 * Timing.MAX_LEASE.toNanos();
+        assertThat(Timing.isWaitDeadline(-1)).as("no wait").isFalse();
+        assertThat(Timing.isWaitDeadline(0)).as("a wait of nothing").isTrue();
+        assertThat(Timing.isWaitDeadline(twoLongestLeases - 1)).isTrue();
+        assertThat(Timing.isWaitDeadline(twoLongestLeases))
+                .as("as unhurried as no wait")
+                .isFalse();
+        assertThat(Timing.isWaitDeadline(Long.MAX_VALUE)).isFalse();
+
+        long start = -1_000; // System.nanoTime may be negative
+        long now = start + 40;
+        assertThat(Timing.attemptDeadline(start, 300, now))
+                .as("the end of the wait")
+                .isEqualTo(start + 300);
+        assertThat(Timing.attemptDeadline(start, -1, now)).isEqualTo(Timing.unhurriedDeadline(now));
+        assertThat(Timing.attemptDeadline(start, twoLongestLeases, now)).isEqualTo(now + twoLongestLeases);
+
+        assertThat(Timing.deadlineNanos(Duration.ofSeconds(5))).isEqualTo(5_000_000_000L);
+        assertThat(Timing.deadlineNanos(java.time.temporal.ChronoUnit.FOREVER.getDuration()))
+                .isEqualTo(Long.MAX_VALUE / 2);
+
+        assertThat(Timing.expiryGuard(Duration.ofSeconds(1).toNanos()))
+                .as("a twentieth")
+                .isEqualTo(Duration.ofMillis(50).toNanos());
+        assertThat(Timing.expiryGuard(Duration.ofSeconds(20).toNanos()))
+                .as("at most 100 ms")
+                .isEqualTo(Duration.ofMillis(100).toNanos());
+
+        long left = Duration.ofSeconds(2).toNanos(); // a fifth of it: 400 ms, half of it random
+        long shortestRetry = Long.MAX_VALUE;
+        long longestRetry = 0;
+        for (int i = 0; i < 1_000; i++) {
+            long retry = Timing.renewalRetryDelay(left, ThreadLocalRandom.current());
+            shortestRetry = Math.min(shortestRetry, retry);
+            longestRetry = Math.max(longestRetry, retry);
+        }
+        assertThat(shortestRetry).isGreaterThanOrEqualTo(Duration.ofMillis(200).toNanos());
+        assertThat(longestRetry)
+                .isLessThanOrEqualTo(Duration.ofMillis(400).toNanos())
+                .isGreaterThan(Duration.ofMillis(300).toNanos());
+
+        long lease = Duration.ofSeconds(30).toNanos();
+        long untilDue = Duration.ofSeconds(2).toNanos();
+        for (int i = 0; i < 1_000; i++) {
+            assertThat(Timing.pollPause(lease, untilDue, ThreadLocalRandom.current()))
+                    .as("just after the holder falls due, never before")
+                    .isBetween(untilDue, untilDue + Duration.ofMillis(10).toNanos());
+            assertThat(Timing.pollPause(lease, -untilDue, ThreadLocalRandom.current()))
+                    .as("due already: at once")
+                    .isEqualTo(1);
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("leases")
     void noRequestOutlastsTheLeaseItServesNorTheCallersWait(Duration lease) {
