@@ -38,6 +38,7 @@ final class LeaseTimer {
     private @Nullable Future<?> task; // the clock's task for the earliest wake; guarded by this
     private long taskAtNanos; // guarded by this
     private long taskGeneration; // guarded by this
+    private boolean closed; // guarded by this
 
     LeaseTimer(LockClock clock, Wakes wakes) {
         this.clock = clock;
@@ -76,6 +77,16 @@ final class LeaseTimer {
         }
         removeAt(i);
         shrink();
+    }
+
+    /**
+     * Stops for good, for the table's close once its leases have ended: the clock's task is cancelled, and none is
+     * set again (a lease that a racing acquire adds meanwhile is ended by that acquire), so nothing of the table stays
+     * scheduled after its close.
+     */
+    synchronized void close() {
+        closed = true;
+        cancelTask();
     }
 
     /** The leases kept now. */
@@ -120,7 +131,7 @@ final class LeaseTimer {
 
     /** Makes sure the clock's task comes no later than the earliest wake. */
     private void arm() {
-        if (size == 0) {
+        if (size == 0 || closed) {
             return;
         }
         long earliest = queue[0].state().wakeNanos;

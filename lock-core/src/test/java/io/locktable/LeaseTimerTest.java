@@ -45,4 +45,19 @@ class LeaseTimerTest {
                 .isEqualTo(released);
         assertThat(clock.pending()).as("and sets no next one").isZero();
     }
+
+    @Test
+    void aClosedTableLeavesNothingScheduled() {
+        ManualLockClock clock = new ManualLockClock(0);
+        LockTable locks = LockTable.Builder.over(new ScriptedLockStore(), "pk")
+                .clock(clock)
+                .build();
+        locks.tryAcquire("released", LEASE).orElseThrow().release();
+        locks.tryAcquire("held", LEASE).orElseThrow();
+        assertThat(clock.pending()).isEqualTo(1);
+
+        locks.close();
+
+        assertThat(clock.pending()).as("the table's kept task goes with it").isZero();
+    }
 }
