@@ -78,7 +78,11 @@ class MeterFamiliesTest {
                 jobs.report(); // skipped
                 reportHeld.release();
 
-                String scrape = context.getBean(PrometheusMeterRegistry.class).scrape();
+                PrometheusMeterRegistry registry = context.getBean(PrometheusMeterRegistry.class);
+                // a run's end reaches the meters as an event, on the runs' event thread
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> registry.find("locktable.run").timer() != null);
+                String scrape = registry.scrape();
 
                 Map<String, String> help = new TreeMap<>();
                 scrape.lines()
