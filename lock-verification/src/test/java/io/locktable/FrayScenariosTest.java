@@ -1,0 +1,165 @@
+package io.locktable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.pastalab.fray.junit.junit5.FrayTestExtension;
+import org.pastalab.fray.junit.junit5.annotations.ConcurrencyTest;
+
+/**
+ * Controlled thread schedules with Fray: race scenarios of issue 35 ({@link RaceScenariosStressTest} runs them on real
+ * threads) on an in-memory table with a {@link ManualLockClock}, so that the table starts no thread of its own and
+ * every thread of a scenario is one of its steps. Fray runs each scenario {@value #ITERATIONS} times, each under a
+ * schedule its default scheduler (POS, partial order sampling) draws; it switches threads at monitors and locks,
+ * atomics and volatile fields, parks, and thread start and join (plain fields are not interleaved). Each iteration
+ * asserts what must hold after the race; the class counts the distinct ends seen per scenario (the order in which the
+ * steps began and ended, and the outcome), prints them, and fails a scenario that saw one only. A failure prints the
+ * iteration; target/fray/fray-report holds Fray's log and the recording that replays it.
+ *
+ * <p>Runs only with {@code -Pfray} (docs/reliability.md, "Controlled thread schedules"): Fray's agents on an
+ * instrumented JDK 25; the default build neither compiles nor runs it.
+ */
+@ExtendWith(FrayTestExtension.class)
+class FrayScenariosTest {
+
+    private static final int ITERATIONS = 10_000;
+    private static final AtomicLong TABLES = new AtomicLong();
+    private static final Duration LEASE = Duration.ofSeconds(3);
+    /** Per scenario, the distinct ends seen: the order in which the steps began and ended, and the outcome. */
+    private static final Map<String, Set<String>> ENDS = new TreeMap<>();
+    /** Per scenario, the iterations that passed. */
+    private static final Map<String, Integer> PASSED = new TreeMap<>();
+
+    /** Counts an iteration that passed, and its end; called on the test's thread once the steps have ended. */
+    private static void passed(String scenario, String end) {
+        synchronized (ENDS) {
+            ENDS.computeIfAbsent(scenario, s -> new java.util.TreeSet<>()).add(end);
+            PASSED.merge(scenario, 1, Integer::sum);
+        }
+    }
+
+    /**
+     * Prints what each scenario explored, and checks that a scenario run to the end saw more than one end: one end
+     * only would mean that the steps never raced (Fray not in control, or a scenario that orders its steps).
+     */
+    @AfterAll
+    static void explored() {
+        synchronized (ENDS) {
+            ENDS.forEach((scenario, ends) -> {
+                System.out.println("[fray] " + scenario + ": " + PASSED.get(scenario) + " iterations passed, "
+                        + ends.size() + " distinct ends: " + ends);
+                if (PASSED.get(scenario) == ITERATIONS) {
+                    assertThat(ends).as(scenario + ": distinct ends").hasSizeGreaterThan(1);
+                }
+            });
+        }
+    }
+
+    private static LockTable table(ManualLockClock clock) {
+        return LockTable.inMemory("fray-" + TABLES.incrementAndGet())
+                .clock(clock)
+                .build();
+    }
+
+    /**
+     * Starts the steps on threads of their own, joins them, throws what a step threw, and returns the order in which
+     * the steps began ({@code name<}) and ended ({@code name>}).
+     */
+    @SafeVarargs
+    private static String race(Map.Entry<String, Step>... steps) throws InterruptedException {
+        ConcurrentLinkedQueue<String> marks = new ConcurrentLinkedQueue<>();
+        List<Throwable> failures = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (Map.Entry<String, Step> step : steps) {
+            threads.add(new Thread(() -> {
+                try {
+                    marks.add(step.getKey() + "<");
+                    step.getValue().run();
+                    marks.add(step.getKey() + ">");
+                } catch (Throwable e) {
+                    synchronized (failures) {
+                        failures.add(e);
+                    }
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        synchronized (failures) {
+            if (!failures.isEmpty()) {
+                AssertionError error = new AssertionError("a step threw", failures.get(0));
+                failures.stream().skip(1).forEach(error::addSuppressed);
+                throw error;
+            }
+        }
+        return String.join(" ", marks);
+    }
+
+    @FunctionalInterface
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    private static Map.Entry<String, Step> step(String name, Step step) {
+        return Map.entry(name, step);
+    }
+
+    /**
+     * close() racing an acquire on another thread: nothing held, the item without an owner. Ends: the order of the
+     * steps, and whether the acquire got the lock, found it held, or was refused as the table closed.
+     */
+    @ConcurrencyTest(iterations = ITERATIONS)
+    void closeRacingAnAcquire() throws Exception {
+        ManualLockClock clock = new ManualLockClock();
+        LockTable table = table(clock);
+        String[] outcome = {"none"};
+        String order = race(step("close", table::close), step("acquire", () -> {
+            try {
+                outcome[0] = table.tryAcquire("race", LEASE).isPresent() ? "acquired" : "not acquired";
+            } catch (IllegalStateException closed) {
+                outcome[0] = "refused"; // the table closed first, or while it acquired: the lock was given back
+            }
+        }));
+        assertThat(table.heldLeases()).as("held after close").isEmpty();
+        LockTable reader = LockTable.inMemory(table.tableName()).clock(clock).build();
+        assertThat(reader.read("race").flatMap(LockRecord::owner))
+                .as("owner left after close")
+                .isEmpty();
+        reader.close();
+        passed("close racing an acquire", order + " | " + outcome[0]);
+    }
+
+    /**
+     * A caller's release racing the renewal a clock advance runs on another thread: nothing stays held, the item has
+     * no owner. Ends: the order of the steps, how the lease ended, and whether the renewal went through first.
+     */
+    @ConcurrencyTest(iterations = ITERATIONS)
+    void releaseRacingARenewal() throws Exception {
+        ManualLockClock clock = new ManualLockClock();
+        LockTable table = table(clock);
+        Lease lease = table.tryAcquire("race", LEASE).orElseThrow();
+        java.time.Instant acquiredAt = lease.renewedAt();
+        String order = race(step("release", lease::release), step("renewal", () -> clock.advance(LEASE.dividedBy(3))));
+        assertThat(lease.isHeld()).as("held after release").isFalse();
+        assertThat(table.heldLeases()).isEmpty();
+        assertThat(table.read("race").orElseThrow().owner())
+                .as("owner after release")
+                .isEmpty();
+        table.close();
+        passed(
+                "release racing a renewal",
+                order + " | " + lease.end().map(LeaseEnd::name).orElse("not ended") + " | "
+                        + (lease.renewedAt().equals(acquiredAt) ? "not renewed" : "renewed"));
+    }
+}
