@@ -8,7 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -161,5 +165,115 @@ class FrayScenariosTest {
                 "release racing a renewal",
                 order + " | " + lease.end().map(LeaseEnd::name).orElse("not ended") + " | "
                         + (lease.renewedAt().equals(acquiredAt) ? "not renewed" : "renewed"));
+    }
+
+    /**
+     * A renewal answered as the lease expires: a jump of the clock past the lease's end runs the expiry watch while a
+     * caller writes under the held check and another asks whether it is held. After the timer has run: not held, and
+     * a held check of the ended lease fails. Ends: the order of the steps, and whether the write passed.
+     */
+    @ConcurrencyTest(iterations = ITERATIONS)
+    void aHeldCheckRacingTheLeasesEnd() throws Exception {
+        ManualLockClock clock = new ManualLockClock();
+        LockTable table = table(clock);
+        Lease lease = table.tryAcquire("race", LEASE).orElseThrow();
+        clock.advance(LEASE.minusMillis(LEASE.toMillis() / 3 + 1)); // just before the renewal falls due
+        String[] write = {"none"};
+        String order = race(
+                step("advance", () -> clock.jump(LEASE.multipliedBy(2))), // the renewal never runs: it expires
+                step("write", () -> {
+                    try {
+                        lease.transactWrite();
+                        write[0] = "passed";
+                    } catch (LeaseLostException ended) {
+                        write[0] = "refused"; // the lease ended first: refused, as it must be
+                    }
+                }),
+                step("check", lease::isHeld));
+        clock.advance(Duration.ZERO); // the timer runs what fell due
+        assertThat(lease.isHeld()).as("held two leases on without renewal").isFalse();
+        boolean passedAfter;
+        try {
+            lease.transactWrite();
+            passedAfter = true;
+        } catch (LeaseLostException expected) {
+            passedAfter = false;
+        }
+        assertThat(passedAfter).as("a held check of an ended lease passed").isFalse();
+        table.close();
+        passed("renewal answered as the lease expires", order + " | write " + write[0]);
+    }
+
+    /**
+     * A waiter woken as its table closes: another table's holder releases on one thread while the waiter's table
+     * closes on another; the waiter's future completes either way (Fray reports a deadlock if it never does), and
+     * nothing is held. Ends: the order of the steps, and whether the waiter got the lock or was ended by the close.
+     *
+     * <p>The tables complete their futures on {@code ForkJoinPool.commonPool()} as asked in the iteration, not on the
+     * default completion executor: lock-core keeps the JDK's default executor (the common pool) in a static field, and
+     * Fray gives each iteration a common pool of its own and shuts it down at the iteration's end, so the pool kept
+     * from an earlier iteration refuses the completion (RejectedExecutionException out of close()). In a JVM without
+     * Fray the common pool lives as long as the process.
+     */
+    @ConcurrencyTest(iterations = ITERATIONS)
+    void aWaiterWokenAsTheTableCloses() throws Exception {
+        ManualLockClock clock = new ManualLockClock();
+        String name = "fray-shared-" + TABLES.incrementAndGet();
+        LockTable holderTable = LockTable.inMemory(name)
+                .clock(clock)
+                .completionExecutor(ForkJoinPool.commonPool())
+                .build();
+        LockTable waiterTable = LockTable.inMemory(name)
+                .clock(clock)
+                .completionExecutor(ForkJoinPool.commonPool())
+                .build();
+        Lease held = holderTable.tryAcquire("race", LEASE).orElseThrow();
+        CompletableFuture<Lease> waiting = waiterTable.acquireAsync("race", LEASE, LEASE.multipliedBy(10));
+        String order = race(step("release", held::release), step("close", waiterTable::close));
+        clock.advance(LEASE); // a wake queued on the timer runs
+        String end;
+        try {
+            waiting.get().release();
+            end = "granted";
+        } catch (ExecutionException closed) {
+            end = "closed"; // ended by the close: as it must be
+        }
+        assertThat(waiting).as("the waiter's future after close()").isDone();
+        assertThat(waiterTable.heldLeases()).isEmpty();
+        assertThat(holderTable.heldLeases()).isEmpty();
+        holderTable.close();
+        passed("a waiter woken as the table closes", order + " | " + end);
+    }
+
+    /**
+     * A term listener that closes its own election while the caller closes it too: both closes return, the election
+     * is over, nothing is held. Ends: the order of the steps, and whether the term had started when the stop ran.
+     */
+    @ConcurrencyTest(iterations = ITERATIONS)
+    void aListenerClosingItsOwnLeadership() throws Exception {
+        ManualLockClock clock = new ManualLockClock();
+        LockTable table = table(clock);
+        CompletableFuture<Leadership> self = new CompletableFuture<>();
+        CountDownLatch termStarted = new CountDownLatch(1);
+        Leadership leadership = table.lead("race", LEASE, term -> {
+            termStarted.countDown();
+            self.join().close();
+        });
+        self.complete(leadership);
+        boolean[] stopped = {false};
+        String order = race(step("advance", () -> clock.advance(Duration.ofMillis(1))), step("stop", () -> {
+            if (termStarted.getCount() == 0) {
+                leadership.close();
+                stopped[0] = true;
+            }
+        }));
+        clock.advance(LEASE);
+        leadership.close();
+        assertThat(leadership.isLeader()).isFalse();
+        assertThat(table.heldLeases()).isEmpty();
+        table.close();
+        passed(
+                "a listener closing its own leadership",
+                order + " | " + (stopped[0] ? "stopped in term" : "term not started at stop"));
     }
 }
