@@ -191,7 +191,9 @@ class RaceScenariosStressTest {
             });
             String order = round.run();
             assertThat(table.heldLeases()).isEmpty();
-            LockTable reader = table(clock);
+            // a reader of the same table: table(clock) would name a new, empty one
+            LockTable reader =
+                    LockTable.inMemory(table.tableName()).clock(clock).build();
             assertThat(reader.read("race").flatMap(LockRecord::owner))
                     .as("owner left after close")
                     .isEmpty();
