@@ -206,8 +206,8 @@ class FrayScenariosTest {
 
     /**
      * A waiter woken as its table closes: another table's holder releases on one thread while the waiter's table
-     * closes on another; the waiter's future completes either way (Fray reports a deadlock if it never does), and
-     * nothing is held. Ends: the order of the steps, and whether the waiter got the lock or was ended by the close.
+     * closes on another; the waiter's future completes before the clock moves on (the close ends it if the release
+     * did not hand it the lock; Fray reports a deadlock if nothing completes it), and nothing is held. Ends: the order of the steps, and whether the waiter got the lock or was ended by the close.
      *
      * <p>The tables complete their futures on {@code ForkJoinPool.commonPool()} as asked in the iteration, not on the
      * default completion executor: lock-core keeps the JDK's default executor (the common pool) in a static field, and
@@ -230,19 +230,56 @@ class FrayScenariosTest {
         Lease held = holderTable.tryAcquire("race", LEASE).orElseThrow();
         CompletableFuture<Lease> waiting = waiterTable.acquireAsync("race", LEASE, LEASE.multipliedBy(10));
         String order = race(step("release", held::release), step("close", waiterTable::close));
-        clock.advance(LEASE); // a wake queued on the timer runs
         String end;
         try {
+            // before the clock moves: the close itself ends the waiter (Fray reports a deadlock if nothing does)
             waiting.get().release();
             end = "granted";
         } catch (ExecutionException closed) {
             end = "closed"; // ended by the close: as it must be
         }
         assertThat(waiting).as("the waiter's future after close()").isDone();
+        clock.advance(LEASE); // whatever is left on the timer runs
         assertThat(waiterTable.heldLeases()).isEmpty();
         assertThat(holderTable.heldLeases()).isEmpty();
         holderTable.close();
         passed("a waiter woken as the table closes", order + " | " + end);
+    }
+
+    /**
+     * A waiter handed the lock as its table closes: the holder and the waiter are of one table, so the release hands
+     * the lock over to the waiter (a wake queued on the clock) while the table closes on another thread. The waiter's
+     * future completes before the clock moves on (a close must call back a waiter whose wake it discarded: c51f19b),
+     * no lease is held after close(), and the item has no owner. Ends: the order of the steps, and the waiter's end.
+     */
+    @ConcurrencyTest(iterations = ITERATIONS)
+    void aWaiterHandedTheLockAsItsTableCloses() throws Exception {
+        ManualLockClock clock = new ManualLockClock();
+        LockTable table = LockTable.inMemory("fray-" + TABLES.incrementAndGet())
+                .clock(clock)
+                .completionExecutor(ForkJoinPool.commonPool()) // see aWaiterWokenAsTheTableCloses
+                .build();
+        Lease held = table.tryAcquire("race", LEASE).orElseThrow();
+        CompletableFuture<Lease> waiting = table.acquireAsync("race", LEASE, LEASE.multipliedBy(10));
+        String order = race(step("release", held::release), step("close", table::close));
+        String end;
+        try {
+            Lease granted = waiting.get(); // before the clock moves: Fray reports a deadlock if nothing completes it
+            assertThat(granted.isHeld())
+                    .as("a lease granted to the waiter, held after close()")
+                    .isFalse();
+            end = "granted";
+        } catch (ExecutionException closed) {
+            end = "closed";
+        }
+        clock.advance(LEASE); // whatever is left on the timer runs
+        assertThat(table.heldLeases()).as("held after close").isEmpty();
+        LockTable reader = LockTable.inMemory(table.tableName()).clock(clock).build();
+        assertThat(reader.read("race").flatMap(LockRecord::owner))
+                .as("owner left after close")
+                .isEmpty();
+        reader.close();
+        passed("a waiter handed the lock as its table closes", order + " | " + end);
     }
 
     /**
