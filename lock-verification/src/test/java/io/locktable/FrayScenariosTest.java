@@ -207,7 +207,8 @@ class FrayScenariosTest {
     /**
      * A waiter woken as its table closes: another table's holder releases on one thread while the waiter's table
      * closes on another; the waiter's future completes before the clock moves on (the close ends it if the release
-     * did not hand it the lock; Fray reports a deadlock if nothing completes it), and nothing is held. Ends: the order of the steps, and whether the waiter got the lock or was ended by the close.
+     * did not hand it the lock; Fray reports a deadlock if nothing completes it), and nothing is held. Ends: the
+     * order of the steps, and whether the waiter got the lock or was ended by the close.
      *
      * <p>The tables complete their futures on {@code ForkJoinPool.commonPool()} as asked in the iteration, not on the
      * default completion executor: lock-core keeps the JDK's default executor (the common pool) in a static field, and
