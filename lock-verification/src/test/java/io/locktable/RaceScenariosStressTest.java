@@ -16,14 +16,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * What stands in for a controlled-concurrency tester (Fray needs an instrumented JDK built by its Gradle plugin;
- * Lincheck's model checking hangs on these paths: see docs/reliability.md): the small concurrent scenarios of issue 35
- * on real threads, each round started behind one latch, each thread delayed by a seeded random number of spins and
- * yields before its step, so that the seed moves the race point round by round. Each thread marks the order in which
- * its steps began and ended; the distinct orders seen are counted as the interleavings explored (a lower bound of the
- * schedules run: two rounds with one order of marks may still differ inside the library). Rounds per scenario: {@code
- * -Dlocktable.races.rounds} (default 300; CI's Spring Boot 4.1 lane runs 10,000, about 40 s for the five on a quiet
- * machine), seed {@code -Dlocktable.races.seed}.
+ * The small concurrent scenarios of issue 35 on real threads, beside their controlled schedules in {@code
+ * FrayScenariosTest} (only with -Pfray: Fray's Maven plugin links an instrumented JDK 25 and runs them under its
+ * agents; Lincheck's model checking hangs on these paths: see docs/reliability.md). Each round is started behind one
+ * latch, each thread delayed by a seeded random number of spins and yields before its step, so that the seed moves the
+ * race point round by round. Each thread marks the order in which its steps began and ended; the distinct orders seen
+ * are counted as the interleavings explored (a lower bound of the schedules run: two rounds with one order of marks
+ * may still differ inside the library). Rounds per scenario: {@code -Dlocktable.races.rounds} (default 300; CI's
+ * Spring Boot 4.1 lane runs 10,000, about 40 s for the five on a quiet machine), seed {@code
+ * -Dlocktable.races.seed}.
  */
 class RaceScenariosStressTest {
 
@@ -190,7 +191,9 @@ class RaceScenariosStressTest {
             });
             String order = round.run();
             assertThat(table.heldLeases()).isEmpty();
-            LockTable reader = table(clock);
+            // a reader of the same table: table(clock) would name a new, empty one
+            LockTable reader =
+                    LockTable.inMemory(table.tableName()).clock(clock).build();
             assertThat(reader.read("race").flatMap(LockRecord::owner))
                     .as("owner left after close")
                     .isEmpty();
