@@ -13,9 +13,8 @@ import org.jspecify.annotations.Nullable;
  * lease or renewal. What a woken lease does is {@link Protocol#atWake}'s decision, taken under the timer's monitor
  * and carried out after it, on the timer thread.
  *
- * <p>The clock's task is cancelled when the last lease leaves. Keeping it (to spare the next acquire a wake of the
- * timer thread) was tried and reverted: the simulation found a lease whose expiry watch did not fire in time with the
- * task kept (seed 1796596731471, docs/benchmarks.md, section 11).
+ * <p>The clock's task is cancelled when the last lease leaves; keeping it for the next acquire was tried and reverted
+ * (docs/benchmarks.md, section 11).
  */
 final class LeaseTimer {
 
@@ -37,7 +36,6 @@ final class LeaseTimer {
     private @Nullable Future<?> task; // the clock's task for the earliest wake; guarded by this
     private long taskAtNanos; // guarded by this
     private long taskGeneration; // guarded by this
-    private boolean closed; // guarded by this
 
     LeaseTimer(LockClock clock, Wakes wakes) {
         this.clock = clock;
@@ -68,7 +66,7 @@ final class LeaseTimer {
         arm();
     }
 
-    /** Stops keeping a lease (it ended); the clock's task goes with the last one. */
+    /** Stops keeping a lease (it ended). */
     synchronized void remove(Lease lease) {
         int i = lease.state().timerIndex;
         if (i < 0 || i >= size || queue[i] != lease) {
@@ -79,16 +77,6 @@ final class LeaseTimer {
             cancelTask();
         }
         shrink();
-    }
-
-    /**
-     * Stops for good, for the table's close once its leases have ended: the clock's task is cancelled, and none is
-     * set again (a lease that a racing acquire adds meanwhile is ended by that acquire), so nothing of the table stays
-     * scheduled after its close.
-     */
-    synchronized void close() {
-        closed = true;
-        cancelTask();
     }
 
     /** The leases kept now. */
@@ -133,7 +121,8 @@ final class LeaseTimer {
 
     /** Makes sure the clock's task comes no later than the earliest wake. */
     private void arm() {
-        if (size == 0 || closed) {
+        if (size == 0) {
+            cancelTask();
             return;
         }
         long earliest = queue[0].state().wakeNanos;

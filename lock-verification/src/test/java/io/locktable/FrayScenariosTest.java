@@ -110,6 +110,15 @@ class FrayScenariosTest {
         return String.join(" ", marks);
     }
 
+    /** The raced lock's item, read by a reader of the same table: no owner may be left after close(). */
+    private static void assertNoOwnerLeft(LockTable table, ManualLockClock clock) {
+        LockTable reader = LockTable.inMemory(table.tableName()).clock(clock).build();
+        assertThat(reader.read("race").flatMap(LockRecord::owner))
+                .as("owner left after close")
+                .isEmpty();
+        reader.close();
+    }
+
     @FunctionalInterface
     private interface Step {
         void run() throws Exception;
@@ -136,11 +145,7 @@ class FrayScenariosTest {
             }
         }));
         assertThat(table.heldLeases()).as("held after close").isEmpty();
-        LockTable reader = LockTable.inMemory(table.tableName()).clock(clock).build();
-        assertThat(reader.read("race").flatMap(LockRecord::owner))
-                .as("owner left after close")
-                .isEmpty();
-        reader.close();
+        assertNoOwnerLeft(table, clock);
         passed("close racing an acquire", order + " | " + outcome[0]);
     }
 
@@ -275,11 +280,7 @@ class FrayScenariosTest {
         }
         clock.advance(LEASE); // whatever is left on the timer runs
         assertThat(table.heldLeases()).as("held after close").isEmpty();
-        LockTable reader = LockTable.inMemory(table.tableName()).clock(clock).build();
-        assertThat(reader.read("race").flatMap(LockRecord::owner))
-                .as("owner left after close")
-                .isEmpty();
-        reader.close();
+        assertNoOwnerLeft(table, clock);
         passed("a waiter handed the lock as its table closes", order + " | " + end);
     }
 
