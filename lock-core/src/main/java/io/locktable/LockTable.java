@@ -115,9 +115,10 @@ public final class LockTable implements AutoCloseable {
         Workers workers;
         if (builder.clock != null) {
             LockClock given = builder.clock;
-            this.clock = given;
+            DrivenEvents events = new DrivenEvents();
+            this.clock = events.around(given);
             this.ownedClock = null;
-            this.listeners = new Listeners(() -> fixedListeners, Runnable::run);
+            this.listeners = new Listeners(() -> fixedListeners, events);
             workers = (task, deadline) -> {
                 given.execute(task);
                 return true;

@@ -31,7 +31,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * }</pre>
  *
  * <p>Thread-safe: a blocking call on another thread sleeps on this clock until an advance reaches its time ({@link
- * #sleepersWaiting()}). A table does not close it, and calls listeners on the thread that caused the event.
+ * #sleepersWaiting()}). A table does not close it. It calls listeners on the thread that caused the event, one at a
+ * time and in order, and never inside a task of this clock: an event a task raises runs when the task returns, so a
+ * listener that blocks or advances the clock holds up no other lease's expiry, as on a table's own event thread.
  */
 public final class ManualLockClock implements LockClock {
 
