@@ -1,10 +1,11 @@
 package io.locktable;
 
 import java.time.Instant;
-import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The event thread of a table whose clock the caller drives ({@link LockTable.Builder#clock}): events run on the
@@ -14,20 +15,15 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class DrivenEvents implements Executor {
 
-    private final ReentrantLock lock = new ReentrantLock();
-    private final ArrayDeque<Runnable> queue = new ArrayDeque<>(); // guarded by lock
-    private boolean running; // an event runs now, on some thread; guarded by lock
+    private final Queue<Runnable> queue = new ConcurrentLinkedQueue<>();
+    /** Whether a thread runs the queued events now: the one that set it runs them all, one at a time. */
+    private final AtomicBoolean running = new AtomicBoolean();
     /** How deep the calling thread is in timer tasks of this table's clock. */
     private final ThreadLocal<int[]> inTimerTask = ThreadLocal.withInitial(() -> new int[1]);
 
     @Override
     public void execute(Runnable event) {
-        lock.lock();
-        try {
-            queue.add(event);
-        } finally {
-            lock.unlock();
-        }
+        queue.add(event);
         runQueued();
     }
 
@@ -66,27 +62,15 @@ final class DrivenEvents implements Executor {
         if (inTimerTask.get()[0] > 0) {
             return;
         }
-        while (true) {
-            Runnable next;
-            lock.lock();
+        // an event added after the loop found none, while it still ran, is run by the next turn of the outer loop
+        while (!queue.isEmpty() && running.compareAndSet(false, true)) {
             try {
-                if (running || queue.isEmpty()) {
-                    return; // the thread that runs an event runs the ones queued behind it
+                Runnable next;
+                while ((next = queue.poll()) != null) {
+                    next.run();
                 }
-                running = true;
-                next = queue.poll();
             } finally {
-                lock.unlock();
-            }
-            try {
-                next.run();
-            } finally {
-                lock.lock();
-                try {
-                    running = false;
-                } finally {
-                    lock.unlock();
-                }
+                running.set(false);
             }
         }
     }
