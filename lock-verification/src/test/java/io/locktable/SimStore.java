@@ -29,8 +29,12 @@ final class SimStore implements LockStore {
         /** An item was written: the liveness check follows when locks are free. */
         void written(String name);
 
-        /** An acquire was applied: the fencing token check. */
-        void granted(SimStore store, StoredLock mine);
+        /**
+         * An acquire was applied: the fencing token check. {@code floor} is the highest token the table remembered
+         * for the lock when it sent the acquire; {@code memoryFull} whether it remembered as many names as it keeps,
+         * so that it may have forgotten this one (LockMemory's documented bound).
+         */
+        void granted(SimStore store, StoredLock mine, long floor, boolean memoryFull);
 
         void violation(String what);
     }
@@ -59,10 +63,11 @@ final class SimStore implements LockStore {
     @Override
     public AcquireAnswer acquire(AcquireRequest request) {
         acquireSentAt.put(request.owner(), process.clock.nanoTime());
+        boolean memoryFull = process.table.fenceMarks() >= LockMemory.IDLE_NAMES;
         return write("acquire", () -> {
             AcquireAnswer answer = memory.acquire(request);
             if (answer instanceof Granted granted) {
-                world.granted(this, granted.mine());
+                world.granted(this, granted.mine(), request.fenceFloor(), memoryFull);
             }
             world.written(request.name());
             return answer;
