@@ -469,6 +469,7 @@ final class LeaseKeeper {
                 toSend.add(lease);
             }
         }
+        timer.close();
         // every lease has ended now: a release that a caller's thread started before is on its way, and the client
         // must not be closed under it (the next holder would wait out a whole lease), so close waits for it too
         List<CountDownLatch> callersReleases = List.copyOf(releasesInFlight);

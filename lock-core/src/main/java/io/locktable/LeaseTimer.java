@@ -13,8 +13,10 @@ import org.jspecify.annotations.Nullable;
  * lease or renewal. What a woken lease does is {@link Protocol#atWake}'s decision, taken under the timer's monitor
  * and carried out after it, on the timer thread.
  *
- * <p>The clock's task is cancelled when the last lease leaves; keeping it for the next acquire was tried and reverted
- * (docs/benchmarks.md, section 11).
+ * <p>The clock's task is moved only to come sooner, never cancelled when the last lease leaves: a task that comes too
+ * early or finds no lease sets the next one, or none, and holds no lease. Cancelling it at each release and setting it
+ * again at the next acquire woke the timer thread twice a cycle, which cost more processor time than the rest of the
+ * library's own work on an acquire and a release together (docs/benchmarks.md, section 11).
  */
 final class LeaseTimer {
 
@@ -36,6 +38,7 @@ final class LeaseTimer {
     private @Nullable Future<?> task; // the clock's task for the earliest wake; guarded by this
     private long taskAtNanos; // guarded by this
     private long taskGeneration; // guarded by this
+    private boolean closed; // guarded by this
 
     LeaseTimer(LockClock clock, Wakes wakes) {
         this.clock = clock;
@@ -66,17 +69,24 @@ final class LeaseTimer {
         arm();
     }
 
-    /** Stops keeping a lease (it ended). */
+    /** Stops keeping a lease (it ended); the clock's task stays, and finds one lease fewer. */
     synchronized void remove(Lease lease) {
         int i = lease.state().timerIndex;
         if (i < 0 || i >= size || queue[i] != lease) {
             return;
         }
         removeAt(i);
-        if (size == 0) {
-            cancelTask();
-        }
         shrink();
+    }
+
+    /**
+     * Stops for good, for the table's close once its leases have ended: the clock's task is cancelled, and none is
+     * set again (a lease that a racing acquire adds meanwhile is ended by that acquire), so nothing of the table stays
+     * scheduled after its close.
+     */
+    synchronized void close() {
+        closed = true;
+        cancelTask();
     }
 
     /** The leases kept now. */
@@ -121,8 +131,7 @@ final class LeaseTimer {
 
     /** Makes sure the clock's task comes no later than the earliest wake. */
     private void arm() {
-        if (size == 0) {
-            cancelTask();
+        if (size == 0 || closed) {
             return;
         }
         long earliest = queue[0].state().wakeNanos;

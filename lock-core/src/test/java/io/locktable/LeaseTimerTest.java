@@ -13,7 +13,7 @@ class LeaseTimerTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
 
     @Test
-    void aThousandLeasesKeepOneTaskOnTheClockAndEachIsRenewedEveryThirdOfItsLease() {
+    void aThousandLeasesKeepOneTaskOnTheClockAndEachIsRenewedEveryThirdOfItsLeaseUntilReleased() {
         ManualLockClock clock = new ManualLockClock(Long.MAX_VALUE - LEASE.toNanos()); // wraps during the test
         ScriptedLockStore store = new ScriptedLockStore();
         LockTable locks = LockTable.Builder.over(store, "pk").clock(clock).build();
@@ -33,9 +33,17 @@ class LeaseTimerTest {
         assertThat(locks.heldLeases()).hasSize(1000);
 
         leases.forEach(Lease::release);
+        int released = store.sent(ScriptedLockStore.Op.RENEW);
 
-        assertThat(clock.pending()).isZero();
         assertThat(locks.heldLeases()).isEmpty();
+        assertThat(clock.pending())
+                .as("the table's one task stays, to spare the next acquire a wake")
+                .isEqualTo(1);
+        clock.advance(LEASE);
+        assertThat(store.sent(ScriptedLockStore.Op.RENEW))
+                .as("it finds no lease")
+                .isEqualTo(released);
+        assertThat(clock.pending()).as("and sets no next one").isZero();
     }
 
     @Test

@@ -49,7 +49,8 @@ class RenewalSchedulingTest {
         LockTable a = tables.add();
         Lease lease = a.tryAcquire(Contenders.lockName(), Duration.ofHours(1)).orElseThrow();
         lease.release();
-        // nothing the table scheduled for it (its renewal was due in 20 minutes) may keep the lease alive
+        // the table's one task on the clock stays until its time (the renewal of this lease was due in 20 minutes),
+        // to spare the next acquire a wake of the timer thread; it must not keep the lease alive meanwhile
         WeakReference<Lease> released = new WeakReference<>(lease);
         lease = null;
 
