@@ -28,7 +28,7 @@ row 'the lease end reaching the work' WorkStop.java
 row 'leader election' Leadership.java LeaderTermListener.java
 row 'runAsLeader / runAsLeaderAsync' LeaderRun.java LeaderWork.java
 row 'async acquire' AsyncAcquire.java
-row 'in-memory table and test clock' MemoryLockStore.java ManualLockClock.java
+row 'in-memory table and test clock' MemoryLockStore.java ManualLockClock.java DrivenEvents.java
 row 'observability (listeners, lateness)' Listeners.java LockTableListener.java AcquireOutcome.java RenewalLateness.java
 row 'context propagation' CallerContext.java PropagatedContext.java LeaseThreadLocalAccessor.java
 row 'fence marks and holders seen' LockMemory.java
