@@ -37,6 +37,11 @@ final class SimProcess {
     boolean working;
     /** A listener of its table blocks its event thread: its timer goes on, its callers take no action. */
     boolean listenerBlocked;
+    /**
+     * Until when its completion executor is busy, in the simulation's time; 0 when not: completions queue meanwhile,
+     * so its async acquires and their waiters hear of their grants late.
+     */
+    long completionsBusyUntil;
     /** Its table is being closed. */
     boolean closing;
     /** Until when none of its requests gets through while it keeps running, in the simulation's time; 0 when none. */

@@ -22,7 +22,8 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
  * A deterministic simulation of the real lock-core: 3 to 5 {@link LockTable}s over one shared in-memory table, each
  * with its own {@link ManualLockClock} running at its own rate, driven by one seeded scheduler in virtual time on one
  * thread. The seed chooses every step, action and fault: lost, late, failed, duplicated and late-landing requests,
- * pauses past the lease, items deleted by an operator, {@code close()} at any point. The invariants are checked after
+ * pauses past the lease, items deleted by an operator, {@code close()} at any point, listeners that block, a
+ * completion executor that is busy for up to two leases, work that ignores its interrupt. The invariants are checked after
  * every step of every process.
  */
 final class Simulation implements SimStore.World {
@@ -218,7 +219,11 @@ final class Simulation implements SimStore.World {
             }
             try {
                 process.sync(now);
-                if (process.canAct()) {
+                if (process.completionsBusyUntil != 0 && now - process.completionsBusyUntil >= 0) {
+                    process.completionsBusyUntil = 0;
+                    process.lastTroubleNanos = now; // its waiters hear of their grants from now on
+                }
+                if (process.canAct() && process.completionsBusyUntil == 0) {
                     process.drainCompletions();
                 }
             } catch (AssertionError e) {
@@ -282,6 +287,9 @@ final class Simulation implements SimStore.World {
             } else if (dice < 95) {
                 action = "leadership";
                 leadership(process, name);
+            } else if (dice < 97 && process.completionsBusyUntil == 0) {
+                action = "completions busy";
+                process.completionsBusyUntil = now + (long) (random.nextDouble() * leaseNanos * 2);
             } else {
                 action = "nothing";
             }
@@ -412,6 +420,7 @@ final class Simulation implements SimStore.World {
         process.waiters.clear();
         process.leaderships.clear();
         process.completions.clear();
+        process.completionsBusyUntil = 0;
         process.lastTroubleNanos = now;
     }
 
@@ -630,8 +639,8 @@ final class Simulation implements SimStore.World {
             return;
         }
         for (SimProcess process : processes) {
-            if (!process.canAct()) {
-                continue;
+            if (!process.canAct() || process.completionsBusyUntil != 0) {
+                continue; // a busy completion executor holds back what a waiter is told
             }
             for (SimProcess.Waiter waiter : process.waiters) {
                 if (waiter.name().equals(name) && !waiter.future().isDone()) {

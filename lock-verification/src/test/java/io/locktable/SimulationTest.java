@@ -54,20 +54,6 @@ class SimulationTest {
         assertThat(faults).as("faults").isPositive();
     }
 
-    /**
-     * Seeds that once found a defect, each fixed since: 1796598347879 (and 1796596731471 with the timer's task kept
-     * after the last lease left) saw a lease's work run on while another lease's listener blocked inside the timer's
-     * task of a driven clock ({@code DrivenEventsTest}).
-     */
-    @Test
-    void seedsThatOnceFoundADefectKeepEveryInvariant() {
-        for (long seed : new long[] {1796598347879L, 1796596731471L}) {
-            SimResult result = SimRunner.run(seed, Duration.ofSeconds(VIRTUAL_SECONDS));
-            assertThat(result.violations()).as("seed %d", seed).isEmpty();
-            assertThat(result.grants()).as("grants of seed %d", seed).isPositive();
-        }
-    }
-
     @Test
     void aSeedReplaysExactly() {
         Assumptions.assumeTrue(
