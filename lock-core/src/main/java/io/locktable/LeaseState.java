@@ -125,7 +125,7 @@ final class LeaseState {
         UUID confirmed = UUID.fromString(version);
         versionHigh = confirmed.getMostSignificantBits();
         versionLow = confirmed.getLeastSignificantBits();
-        endNanos = Protocol.endAfterRenewal(endNanos, sent, durationNanos, answeredNanos);
+        endNanos = Protocol.endAfterRenewal(endNanos, sent, durationNanos);
         renewedAtMillis = wallTime.toEpochMilli();
         return true;
     }

@@ -157,20 +157,20 @@ final class Protocol {
     }
 
     /**
-     * Step 5: a confirmed renewal sent at {@code sentNanos} moves the lease's end to that send time plus the lease,
-     * never back; one answered after the end, on this clock, moves nothing: a lease that ran out stays ended.
+     * Step 5: a confirmed renewal that {@link #renewalCounts counts}, sent at {@code sentNanos}, moves the lease's end
+     * to that send time plus the lease, never back.
      *
      * @return the new end, or {@code endNanos} unchanged
      */
-    static long endAfterRenewal(long endNanos, long sentNanos, long leaseNanos, long answeredNanos) {
-        if (answeredNanos - endNanos >= 0) {
-            return endNanos;
-        }
+    static long endAfterRenewal(long endNanos, long sentNanos, long leaseNanos) {
         long renewed = sentNanos + leaseNanos;
         return renewed - endNanos > 0 ? renewed : endNanos;
     }
 
-    /** Whether a confirmed renewal still counts: it was answered before the lease's end on this clock. */
+    /**
+     * Step 5: whether a confirmed renewal counts: it was answered before the lease's end on this clock. One answered
+     * after moves nothing: a lease that ran out stays ended.
+     */
     static boolean renewalCounts(long endNanos, long answeredNanos) {
         return answeredNanos - endNanos < 0;
     }

@@ -173,9 +173,10 @@ class ProtocolTest {
     @ParameterizedTest
     @MethodSource("renewals")
     void step5AConfirmedRenewalMovesTheEndToItsSendTimePlusALeaseAndNeverRevivesAnEndedLease(RenewalRow row) {
-        assertThat(Protocol.endAfterRenewal(row.endAt(), row.sentAt(), LEASE, row.answeredAt()))
-                .isEqualTo(row.newEnd());
-        assertThat(Protocol.renewalCounts(row.endAt(), row.answeredAt())).isEqualTo(row.answeredAt() - row.endAt() < 0);
+        long end = Protocol.renewalCounts(row.endAt(), row.answeredAt())
+                ? Protocol.endAfterRenewal(row.endAt(), row.sentAt(), LEASE)
+                : row.endAt(); // as LeaseState.renewed takes the two decisions
+        assertThat(end).isEqualTo(row.newEnd());
     }
 
     record StepRow(String story, long endAt, long now, int unanswered, Protocol.RenewalStep step) {

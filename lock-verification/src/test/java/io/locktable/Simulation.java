@@ -699,6 +699,13 @@ final class Simulation implements SimStore.World {
             process.sync(now); // a jump: its timer runs what fell due once the call it is in returns
             process.busy = false;
             process.lastTroubleNanos = now;
+            // what a thread of the process reads now, before the late answer reaches the table: a lease that ran out
+            // meanwhile must stay ended whatever that answer says (invariant 5)
+            for (Lease lease : process.leases) {
+                if (!lease.isHeld()) {
+                    process.ended.add(lease);
+                }
+            }
             if (random.nextInt(3) == 0) {
                 partition(process); // the late answer was the last one to get through
             }
