@@ -458,14 +458,20 @@ final class Simulation implements SimStore.World {
                 continue;
             }
             checkMemory(process, when);
-            for (Lease lease : process.leases) {
-                // on its own clock, which only moves forward: what a thread of the process would read
-                boolean believed = lease.isHeld();
-                if (!believed) {
-                    process.ended.add(lease);
-                } else if (process.ended.contains(lease)) {
-                    violation(process + ": a lease that had ended is believed again " + when + ": " + lease);
-                }
+            readBeliefs(process, when);
+        }
+    }
+
+    /**
+     * Reads whether each of the process's leases is held, on its own clock, which only moves forward: what a thread of
+     * the process would read. A lease once seen ended must never be believed again (invariant 5).
+     */
+    private void readBeliefs(SimProcess process, String when) {
+        for (Lease lease : process.leases) {
+            if (!lease.isHeld()) {
+                process.ended.add(lease);
+            } else if (process.ended.contains(lease)) {
+                violation(process + ": a lease that had ended is believed again " + when + ": " + lease);
             }
         }
     }
@@ -699,13 +705,9 @@ final class Simulation implements SimStore.World {
             process.sync(now); // a jump: its timer runs what fell due once the call it is in returns
             process.busy = false;
             process.lastTroubleNanos = now;
-            // what a thread of the process reads now, before the late answer reaches the table: a lease that ran out
-            // meanwhile must stay ended whatever that answer says (invariant 5)
-            for (Lease lease : process.leases) {
-                if (!lease.isHeld()) {
-                    process.ended.add(lease);
-                }
-            }
+            // read before the late answer reaches the table: a lease that ran out meanwhile must stay ended whatever
+            // that answer says
+            readBeliefs(process, "as a late answer returns");
             if (random.nextInt(3) == 0) {
                 partition(process); // the late answer was the last one to get through
             }
