@@ -23,7 +23,7 @@ import org.pastalab.fray.junit.junit5.annotations.ConcurrencyTest;
  * iteration; target/fray/fray-report holds Fray's log and the recording that replays it.
  *
  * <p>Runs only with {@code -Pfray} (docs/reliability.md, "Controlled thread schedules"): Fray's agents on an
- * instrumented JDK 25; neither the default build nor CI compiles or runs it.
+ * instrumented JDK 25. The default build neither compiles nor runs it; {@code .ci/run}'s Java 25 lane does.
  */
 @ExtendWith(FrayTestExtension.class)
 class FrayScenariosTest {
