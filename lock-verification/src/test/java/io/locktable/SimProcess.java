@@ -56,8 +56,12 @@ final class SimProcess {
     final List<Waiter> waiters = new ArrayList<>();
     /** The elections its table runs. */
     final List<Leadership> leaderships = new ArrayList<>();
+    /** Its calls of {@code runAsLeaderAsync}. */
+    final List<SimLeaderRun> leaderRuns = new ArrayList<>();
     /** The completion executor: completions run when the simulation drains them, on its thread. */
     final ArrayDeque<Runnable> completions = new ArrayDeque<>();
+    /** How many completions the completion executor is running now (one inside another's wait): user code it calls runs there. */
+    int runningCompletions;
 
     SimProcess(int id, double rate) {
         this.id = id;
@@ -104,7 +108,12 @@ final class SimProcess {
     void drainCompletions() {
         Runnable next;
         while ((next = completions.poll()) != null) {
-            next.run();
+            runningCompletions++;
+            try {
+                next.run();
+            } finally {
+                runningCompletions--;
+            }
         }
     }
 

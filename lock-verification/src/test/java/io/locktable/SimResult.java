@@ -11,6 +11,8 @@ import java.util.List;
  * @param leasePeriods simulated time over the lease
  * @param grants acquisitions applied
  * @param faults requests the network did something to
+ * @param leaderTerms terms whose work {@code runAsLeaderAsync} called
+ * @param leaderWorkStoppedByItsLease of those, the work whose stage the end of its lease cancelled
  * @param violations the invariants broken, first one first
  * @param trace a hash of every request (process, operation, time, fault): equal for equal runs
  */
@@ -21,6 +23,8 @@ record SimResult(
         long leasePeriods,
         long grants,
         long faults,
+        long leaderTerms,
+        long leaderWorkStoppedByItsLease,
         List<String> violations,
         long trace) {
 

@@ -23,8 +23,9 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
  * with its own {@link ManualLockClock} running at its own rate, driven by one seeded scheduler in virtual time on one
  * thread. The seed chooses every step, action and fault: lost, late, failed, duplicated and late-landing requests,
  * pauses past the lease, items deleted by an operator, {@code close()} at any point, listeners that block, a
- * completion executor that is busy for up to two leases, work that ignores its interrupt. The invariants are checked after
- * every step of every process.
+ * completion executor that is busy for up to two leases, work that ignores its interrupt; elections, and {@code
+ * runAsLeaderAsync} runs whose terms' work is a stage ({@link SimLeaderRun}). The invariants are checked after every
+ * step of every process.
  */
 final class Simulation implements SimStore.World {
 
@@ -64,8 +65,8 @@ final class Simulation implements SimStore.World {
         boolean done;
         /** When the interrupt reached the work's thread; null until it does. */
         Long interruptedAt;
-        /** When a check first saw the lease ended, while the work was not yet told to stop. */
-        Long endSeenAt;
+
+        final SimStopBound stop = new SimStopBound();
 
         Work(SimProcess process, long untilNanos, boolean ignoresInterrupt) {
             this.process = process;
@@ -80,6 +81,7 @@ final class Simulation implements SimStore.World {
 
     private long entities;
     private long works;
+    private final SimLeaderRun.Counts leaderRuns = new SimLeaderRun.Counts();
     private long blocks;
 
     private record Landing(long atNanos, long order, Runnable apply) {}
@@ -150,7 +152,18 @@ final class Simulation implements SimStore.World {
             process.table.close();
         }
         Thread.interrupted(); // a close that ended a work's lease: the simulation is over
-        return new SimResult(seed, steps, now, now / leaseNanos, grants, faults, List.copyOf(violations), trace);
+        processes.forEach(process -> process.leaderRuns.forEach(SimLeaderRun::tally));
+        return new SimResult(
+                seed,
+                steps,
+                now,
+                now / leaseNanos,
+                grants,
+                faults,
+                leaderRuns.terms,
+                leaderRuns.cancelledByTheirLease,
+                List.copyOf(violations),
+                trace);
     }
 
     // ---- the steps
@@ -226,6 +239,12 @@ final class Simulation implements SimStore.World {
                 if (process.canAct() && process.completionsBusyUntil == 0) {
                     process.drainCompletions();
                 }
+                if (process.canAct()) {
+                    // the terms' work is user code on threads of its own: it ends whatever the completions do
+                    for (SimLeaderRun run : List.copyOf(process.leaderRuns)) {
+                        run.finishWork();
+                    }
+                }
             } catch (AssertionError e) {
                 violation(process + ": a task of the table threw: " + e.getCause());
             }
@@ -290,6 +309,9 @@ final class Simulation implements SimStore.World {
             } else if (dice < 97 && process.completionsBusyUntil == 0) {
                 action = "completions busy";
                 process.completionsBusyUntil = now + (long) (random.nextDouble() * leaseNanos * 2);
+            } else if (dice < 99) {
+                action = "runAsLeaderAsync";
+                leaderRun(process, name);
             } else {
                 action = "nothing";
             }
@@ -380,6 +402,9 @@ final class Simulation implements SimStore.World {
                 violation(process + ": a waiting acquire still waits after close(): " + waiter.name());
             }
         }
+        for (SimLeaderRun run : process.leaderRuns) {
+            run.closed();
+        }
         String left = SimClocks.pendingTasksOtherThanGiveBacks(process.clock);
         if (!left.isEmpty()) {
             violation(process + ": tasks still scheduled after close(): " + left);
@@ -419,6 +444,8 @@ final class Simulation implements SimStore.World {
         process.partitionedUntil = 0;
         process.waiters.clear();
         process.leaderships.clear();
+        process.leaderRuns.forEach(SimLeaderRun::tally);
+        process.leaderRuns.clear();
         process.completions.clear();
         process.completionsBusyUntil = 0;
         process.lastTroubleNanos = now;
@@ -460,6 +487,17 @@ final class Simulation implements SimStore.World {
             checkMemory(process, when);
             readBeliefs(process, when);
         }
+        for (SimProcess process : processes) {
+            for (SimLeaderRun run : process.leaderRuns) {
+                run.check(when);
+            }
+            process.leaderRuns.removeIf(run -> {
+                if (run.over()) {
+                    run.tally();
+                }
+                return run.over();
+            });
+        }
     }
 
     /**
@@ -493,18 +531,11 @@ final class Simulation implements SimStore.World {
         if (running == null || running.lease == null || running.done || running.interruptedAt != null) {
             return;
         }
-        if (!running.process.canAct()) {
-            running.endSeenAt = null;
-            return;
-        }
-        if (running.lease.end().isPresent() || !running.lease.isHeld()) {
-            if (running.endSeenAt == null) {
-                running.endSeenAt = now;
-            } else if (now - running.endSeenAt > STOP_BOUND_NANOS) {
-                violation(running.process + ": runLocked's work under " + running.lease + " (ended: "
-                        + running.lease.end().orElse(null) + ") was not interrupted "
-                        + (now - running.endSeenAt) / 1_000_000 + " ms after its lease ended " + when);
-            }
+        long overdue = running.stop.overdueNanos(running.lease, running.process.canAct(), now);
+        if (overdue > 0) {
+            violation(running.process + ": runLocked's work under " + running.lease + " (ended: "
+                    + running.lease.end().orElse(null) + ") was not interrupted " + overdue / 1_000_000
+                    + " ms after its lease ended " + when);
         }
     }
 
@@ -618,6 +649,23 @@ final class Simulation implements SimStore.World {
         }
         Duration coolDown = what == 0 ? Duration.ZERO : what == 1 ? lease : ChronoUnit.FOREVER.getDuration();
         existing.stepDownAsync(coolDown); // must not throw, whatever the cool-down
+    }
+
+    /**
+     * Leads on a lock with {@code runAsLeaderAsync} (its terms' work a stage that ends on its own, or is cancelled by
+     * its lease's end), or cancels such a run, as a user stopping it.
+     */
+    private void leaderRun(SimProcess process, String name) {
+        SimLeaderRun existing = process.leaderRuns.stream()
+                .filter(run -> run.name().equals(name) && run.running())
+                .findFirst()
+                .orElse(null);
+        if (existing == null) {
+            process.leaderRuns.add(
+                    new SimLeaderRun(process, name, lease, random, () -> now, this::violation, leaderRuns));
+        } else if (random.nextInt(3) == 0) {
+            existing.cancel();
+        }
     }
 
     /** A burst of names tried once each and released at once, as a service that locks one name per entity. */

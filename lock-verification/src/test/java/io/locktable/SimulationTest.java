@@ -27,6 +27,8 @@ class SimulationTest {
         long periods = 0;
         long grants = 0;
         long faults = 0;
+        long terms = 0;
+        long stoppedByLease = 0;
         List<String> failures = new ArrayList<>();
         long started = System.nanoTime();
         for (long seed = FIRST_SEED; System.nanoTime() - deadline < 0 && failures.isEmpty(); seed++) {
@@ -36,6 +38,8 @@ class SimulationTest {
             periods += result.leasePeriods();
             grants += result.grants();
             faults += result.faults();
+            terms += result.leaderTerms();
+            stoppedByLease += result.leaderWorkStoppedByItsLease();
             if (!result.violations().isEmpty()) {
                 failures.add("seed " + seed + ": " + result.violations().get(0) + "\n  replay: "
                         + result.replay(VIRTUAL_SECONDS));
@@ -44,7 +48,8 @@ class SimulationTest {
         long millis = (System.nanoTime() - started) / 1_000_000;
         System.out.println("[simulation] seeds " + FIRST_SEED + ".." + (FIRST_SEED + seeds - 1) + " (" + seeds
                 + "), steps=" + steps + " leasePeriods=" + periods + " grants=" + grants + " faults=" + faults
-                + " violations=" + failures.size() + " in " + millis + " ms; jitter replayed: "
+                + " leaderTerms=" + terms + " (work cancelled by its lease's end: " + stoppedByLease + ") violations="
+                + failures.size() + " in " + millis + " ms; jitter replayed: "
                 + SimRunner.jitterReplayed());
         failures.forEach(System.out::println);
         assertThat(failures)
@@ -52,6 +57,7 @@ class SimulationTest {
                 .isEmpty();
         assertThat(grants).as("grants").isPositive();
         assertThat(faults).as("faults").isPositive();
+        assertThat(terms).as("terms of runAsLeaderAsync").isPositive();
     }
 
     @Test
