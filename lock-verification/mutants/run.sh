@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Puts back each known defect (one patch of this folder at a time) in a scratch worktree of the current commit, and
-# runs the simulation, then, if it found nothing, the lock workload, each for a bounded time, then, if neither found
-# it, lock-core's decision tables (no engine). Prints one table row per mutant: caught or missed, by what, how long
+# runs the simulation, then, if it found nothing, the race scenarios on real threads (RaceScenariosStressTest), then
+# the lock workload, each for a bounded time, then, if none found it, lock-core's decision tables (no engine). Prints one table row per mutant: caught or missed, by what, how long
 # it took, and the first violation.
 #
 #   lock-verification/mutants/run.sh                     # every mutant
@@ -16,6 +16,7 @@ scratch=${MUTANT_WORKTREE:-/tmp/locktable-mutants}
 sim_budget=${SIM_BUDGET:-60}
 engine=${WORKLOAD_ENGINE:-moto}
 workload_seconds=${WORKLOAD_SECONDS:-20}
+race_rounds=${RACE_ROUNDS:-1000}
 decision_tests='ProtocolTest,ProtocolDecisionTest,TimingTest,AcquireDecisionTest'
 out="$repo/lock-verification/target/mutants"
 mkdir -p "$out"
@@ -55,6 +56,14 @@ for patch in "${patches[@]}"; do
     result=caught; by=simulation
     detail=$(grep -o 'seed [0-9]*: t=[^"]*' "$log" | head -1 | cut -c1-160)
   else
+    log="$out/$name-races.log"
+    (cd "$scratch" && "${build[@]}" -Dtest='RaceScenariosStressTest' -Dlocktable.races.rounds="$race_rounds") \
+        > "$log" 2>&1
+  fi
+  if [ "$result" = missed ] && grep -qE 'Tests run:.*(Failures: [1-9]|Errors: [1-9])' "$log"; then
+    result=caught; by="race scenarios"
+    detail=$(grep -m1 -oE '(RaceScenariosStressTest\.[A-Za-z]+[^ ]* .*)' "$log" | cut -c1-160)
+  elif [ "$result" = missed ]; then
     log="$out/$name-workload.log"
     (cd "$scratch" && "${build[@]}" -Dtest='LockWorkloadTest' -Dlocktable.test.engine="$engine" \
         -Dlocktable.workload.seconds="$workload_seconds" -Dlocktable.workload.seed=1) > "$log" 2>&1

@@ -104,4 +104,9 @@ class FrayScenariosTest {
     void aListenerClosingItsOwnLeadership() throws Exception {
         passed("a listener closing its own leadership", RaceScenarios.aListenerClosingItsOwnLeadership(THREADS));
     }
+
+    @ConcurrencyTest(iterations = ITERATIONS)
+    void closeRacingATermsStart() throws Exception {
+        passed("close racing a term's start", RaceScenarios.closeRacingATermsStart(THREADS));
+    }
 }

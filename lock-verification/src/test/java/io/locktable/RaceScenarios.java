@@ -295,4 +295,40 @@ final class RaceScenarios {
         table.close();
         return order + " | " + (stopped[0] ? "stopped in term" : "term not started at stop");
     }
+
+    /**
+     * close() racing a term's start: {@code runAsLeader} waits on one thread while a clock advance on another wins the
+     * election and starts the term's work on a thread of its own, and a third closes the table. However they fall, the
+     * call ends with the close ({@code IllegalStateException}, the table closed before or while leading), a term's
+     * work that was called has been interrupted and has returned by then, and nothing is held. Outcome: whether the
+     * work was called.
+     */
+    static String closeRacingATermsStart(Driver driver) throws Exception {
+        ManualLockClock clock = new ManualLockClock();
+        LockTable table = table(clock, freshName());
+        String[] work = {"not called"};
+        String[] run = {"returned"};
+        String order = driver.race(List.of(
+                step("lead", () -> {
+                    try {
+                        table.runAsLeader("race", LEASE, lease -> {
+                            work[0] = "running";
+                            try {
+                                new CountDownLatch(1).await(); // until the lease's end interrupts it
+                            } finally {
+                                work[0] = "interrupted";
+                            }
+                        });
+                    } catch (IllegalStateException closed) {
+                        run[0] = "closed";
+                    }
+                }),
+                step("advance", () -> clock.advance(Duration.ofMillis(1))),
+                step("close", table::close)));
+        assertThat(run[0]).as("how runAsLeader ended").isEqualTo("closed");
+        assertThat(work[0]).as("the term's work once runAsLeader ended").isNotEqualTo("running");
+        assertThat(table.heldLeases()).as("held after close").isEmpty();
+        assertNoOwnerLeft(table, clock);
+        return order + " | work " + work[0];
+    }
 }

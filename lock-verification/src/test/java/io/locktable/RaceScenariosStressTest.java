@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * race point round by round. Each round ends with the order in which its steps began and ended and its outcome; the
  * distinct ends seen are counted as the interleavings explored (a lower bound of the schedules run: two rounds with one
  * end may still differ inside the library), and a scenario that saw one end only fails: its steps never raced. Rounds per scenario: {@code -Dlocktable.races.rounds} (default 300; CI's Java 25 lane runs
- * 10,000), seed {@code -Dlocktable.races.seed}.
+ * 1,000), seed {@code -Dlocktable.races.seed}.
  */
 class RaceScenariosStressTest {
 
@@ -109,5 +109,10 @@ class RaceScenariosStressTest {
     @Test
     void aListenerClosingItsOwnLeadership() throws Exception {
         explore("a listener closing its own leadership", RaceScenarios::aListenerClosingItsOwnLeadership);
+    }
+
+    @Test
+    void closeRacingATermsStart() throws Exception {
+        explore("close racing a term's start", RaceScenarios::closeRacingATermsStart);
     }
 }
