@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * One {@link LockTable#runAsLeaderAsync} call of a simulated process, the real {@code LeaderRun} over a real {@link
@@ -190,7 +191,7 @@ final class SimLeaderRun {
     }
 
     /** Checks the stop bound of each term's work, and the run's end once it has come. */
-    void check(String when) {
+    void check(Supplier<String> when) {
         for (TermWork work : terms) {
             if (work.stage.isDone()) {
                 continue;
@@ -199,7 +200,7 @@ final class SimLeaderRun {
             if (overdue > 0) {
                 violation.accept(process + ": the work of a term of " + name + " under " + work.lease + " (ended: "
                         + work.lease.end().orElse(null) + ") was not cancelled " + overdue / 1_000_000
-                        + " ms after its lease ended " + when);
+                        + " ms after its lease ended " + when.get());
             }
         }
         if (checked || !result.isDone()) {
@@ -218,7 +219,7 @@ final class SimLeaderRun {
         String outcome = outcome();
         String expected = ownFailure == null ? "completed" : "failed: " + ownFailure.getMessage();
         if (!outcome.equals(expected)) {
-            violation.accept(process + ": runAsLeaderAsync of " + name + " " + outcome + " " + when
+            violation.accept(process + ": runAsLeaderAsync of " + name + " " + outcome + " " + when.get()
                     + ", though its work " + expected + " on its own");
         }
     }

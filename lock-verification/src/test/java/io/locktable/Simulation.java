@@ -15,6 +15,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
@@ -214,7 +215,7 @@ final class Simulation implements SimStore.World {
             } finally {
                 landingNow = false;
             }
-            check("a late request landed");
+            check(() -> "a late request landed");
         }
         List<SimProcess> order = new ArrayList<>(processes);
         Collections.shuffle(order, random);
@@ -248,7 +249,7 @@ final class Simulation implements SimStore.World {
             } catch (AssertionError e) {
                 violation(process + ": a task of the table threw: " + e.getCause());
             }
-            check("after " + process + "'s clock moved");
+            check(() -> "after " + process + "'s clock moved");
         }
     }
 
@@ -326,7 +327,8 @@ final class Simulation implements SimStore.World {
         }
         trace(action, process.id);
         collectWaiters(process);
-        check("after " + process + " " + action + " " + name);
+        String acted = action;
+        check(() -> "after " + process + " " + acted + " " + name);
     }
 
     /** Cuts a running process off the table for a while: its renewals fail, it goes on believing until its end. */
@@ -453,30 +455,38 @@ final class Simulation implements SimStore.World {
 
     // ---- the invariants
 
-    private void check(String when) {
+    /** A running process that believes it holds a lease, described only for a violation. */
+    private record Belief(SimProcess process, Lease lease) {
+        String describe() {
+            return process + "/" + lease.fencingToken() + " remaining "
+                    + lease.remaining().toMillis() + " ms at local " + (process.clock.nanoTime() - process.clockOrigin);
+        }
+    }
+
+    private void check(Supplier<String> when) {
         checkWork(when);
-        for (String name : locks) {
-            List<String> believers = new ArrayList<>();
-            for (SimProcess process : processes) {
-                if (!process.canAct()) {
-                    continue; // a paused believer is allowed: that is what fencing is for
-                }
-                // its clock may lag the simulation's time by part of a step: the belief is read at the time now
-                long lag = process.clockAt(now) - process.clock.nanoTime();
-                for (Lease held : process.table.heldLeases()) {
-                    if (held.name().equals(name)
-                            && held.isHeld()
-                            && held.remaining().toNanos() - lag > RATE_MARGIN * leaseNanos) {
-                        believers.add(process + "/" + held.fencingToken() + " remaining "
-                                + held.remaining().toMillis() + " ms of " + lease.toMillis() + " at local "
-                                + (process.clock.nanoTime() - process.clockOrigin));
-                    }
+        Map<String, List<Belief>> believers = new HashMap<>();
+        for (SimProcess process : processes) {
+            if (!process.canAct()) {
+                continue; // a paused believer is allowed: that is what fencing is for
+            }
+            // its clock may lag the simulation's time by part of a step: the belief is read at the time now
+            long lag = process.clockAt(now) - process.clock.nanoTime();
+            for (Lease held : process.table.heldLeases()) {
+                if (held.isHeld() && held.remaining().toNanos() - lag > RATE_MARGIN * leaseNanos) {
+                    believers
+                            .computeIfAbsent(held.name(), n -> new ArrayList<>())
+                            .add(new Belief(process, held));
                 }
             }
+        }
+        for (String name : locks) {
+            List<Belief> believing = believers.getOrDefault(name, List.of());
             Long deleted = deletedAt.get(name);
             boolean afterDeletion = deleted != null && now - deleted <= leaseNanos * (1 + 3 * RATE_BOUND);
-            if (believers.size() > 1 && !afterDeletion) {
-                violation("two running processes believe they hold " + name + " " + when + ": " + believers);
+            if (believing.size() > 1 && !afterDeletion) {
+                violation("two running processes believe they hold " + name + " " + when.get() + ": "
+                        + believing.stream().map(Belief::describe).toList());
             }
             checkLiveness(name, when);
         }
@@ -504,12 +514,12 @@ final class Simulation implements SimStore.World {
      * Reads whether each of the process's leases is held, on its own clock, which only moves forward: what a thread of
      * the process would read. A lease once seen ended must never be believed again (invariant 5).
      */
-    private void readBeliefs(SimProcess process, String when) {
+    private void readBeliefs(SimProcess process, Supplier<String> when) {
         for (Lease lease : process.leases) {
             if (!lease.isHeld()) {
                 process.ended.add(lease);
             } else if (process.ended.contains(lease)) {
-                violation(process + ": a lease that had ended is believed again " + when + ": " + lease);
+                violation(process + ": a lease that had ended is believed again " + when.get() + ": " + lease);
             }
         }
     }
@@ -519,10 +529,10 @@ final class Simulation implements SimStore.World {
      * end on its process's clock, whatever a listener does meanwhile; and no interrupt reaches the thread of a work
      * that is over. A paused or busy process is not counted (its timer does not run: what fencing is for).
      */
-    private void checkWork(String when) {
+    private void checkWork(Supplier<String> when) {
         if (Thread.interrupted()) {
             if (work == null || work.lease == null) {
-                violation("an interrupt reached a thread that runs no work under a lease " + when);
+                violation("an interrupt reached a thread that runs no work under a lease " + when.get());
             } else if (work.interruptedAt == null) {
                 work.interruptedAt = now;
             }
@@ -535,15 +545,16 @@ final class Simulation implements SimStore.World {
         if (overdue > 0) {
             violation(running.process + ": runLocked's work under " + running.lease + " (ended: "
                     + running.lease.end().orElse(null) + ") was not interrupted " + overdue / 1_000_000
-                    + " ms after its lease ended " + when);
+                    + " ms after its lease ended " + when.get());
         }
     }
 
     /** What a table remembers stays bounded: the names in use and {@link LockMemory#IDLE_NAMES} idle ones. */
-    private void checkMemory(SimProcess process, String when) {
+    private void checkMemory(SimProcess process, Supplier<String> when) {
         int kept = process.table.fenceMarks();
         if (kept > NAMES_BOUND) {
-            violation(process + ": its table remembers " + kept + " names, more than " + NAMES_BOUND + " " + when);
+            violation(
+                    process + ": its table remembers " + kept + " names, more than " + NAMES_BOUND + " " + when.get());
         }
     }
 
@@ -681,7 +692,7 @@ final class Simulation implements SimStore.World {
      * holder's lease, its jitter of a tenth and a race retry), and a lock whose holder stopped renewing within a lease
      * more; the clock-rate margin on top, counted from when the waiter started or was last hit by a fault.
      */
-    private void checkLiveness(String name, String when) {
+    private void checkLiveness(String name, Supplier<String> when) {
         Long free = freeSince.get(name);
         long bound = (long) ((leaseNanos * 11 / 30 + 150_000_000L) * (1 + 3 * RATE_BOUND));
         if (free == null) {
@@ -701,7 +712,7 @@ final class Simulation implements SimStore.World {
                     long since = Math.max(free, Math.max(waiter.sinceNanos(), process.lastTroubleNanos));
                     if (now - since > bound) {
                         violation(process + " waits for " + name + ", free (or its holder silent) for "
-                                + (now - free) / 1_000_000 + " ms, and was not granted it " + when);
+                                + (now - free) / 1_000_000 + " ms, and was not granted it " + when.get());
                     }
                 }
             }
@@ -755,7 +766,7 @@ final class Simulation implements SimStore.World {
             process.lastTroubleNanos = now;
             // read before the late answer reaches the table: a lease that ran out meanwhile must stay ended whatever
             // that answer says
-            readBeliefs(process, "as a late answer returns");
+            readBeliefs(process, () -> "as a late answer returns");
             if (random.nextInt(3) == 0) {
                 partition(process); // the late answer was the last one to get through
             }
