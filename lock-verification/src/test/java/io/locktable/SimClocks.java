@@ -2,10 +2,12 @@ package io.locktable;
 
 import java.lang.reflect.Field;
 import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.FutureTask;
 
 /**
- * What a manual clock still has scheduled after its table closed. A retry of a give-back (an acquire whose answer was
+ * What a manual clock still has scheduled after its table closed, when its first task falls due, and which leases a
+ * table has not ended yet. A retry of a give-back (an acquire whose answer was
  * lost) is let through: the system scheduler drops it at close, but a clock the caller owns is not closed by the table,
  * so it stays there, and sends its conditional give-back later, which can change nothing but that acquisition's item.
  */
@@ -67,6 +69,32 @@ final class SimClocks {
             return out.toString();
         } catch (ReflectiveOperationException | RuntimeException e) {
             return "(could not read them: " + e + ")";
+        }
+    }
+
+    private static final Field KEEPER = field(LockTable.class, "keeper");
+    private static final Field TIMER = field(LeaseKeeper.class, "timer");
+
+    /**
+     * Every lease the table has not ended yet, held or not: one past its end whose expiry watch has not run (its timer
+     * late) is among them, as {@link LockTable#heldLeases()} does not show it (read by reflection: the table keeps
+     * them to itself).
+     */
+    static List<Lease> liveLeases(LockTable table) {
+        try {
+            return ((LeaseTimer) TIMER.get(KEEPER.get(table))).leases();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Field field(Class<?> type, String name) {
+        try {
+            Field field = type.getDeclaredField(name);
+            field.setAccessible(true);
+            return field;
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
         }
     }
 }

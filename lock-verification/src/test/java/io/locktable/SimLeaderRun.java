@@ -196,7 +196,7 @@ final class SimLeaderRun {
             if (work.stage.isDone()) {
                 continue;
             }
-            long overdue = work.stop.overdueNanos(work.lease, process.canAct(), now.getAsLong());
+            long overdue = work.stop.overdueNanos(work.lease, process.timerRuns(), now.getAsLong());
             if (overdue > 0) {
                 violation.accept(process + ": the work of a term of " + name + " under " + work.lease + " (ended: "
                         + work.lease.end().orElse(null) + ") was not cancelled " + overdue / 1_000_000

@@ -23,6 +23,9 @@ final class SimProcess {
     final double rate;
     int incarnation;
     ManualLockClock clock;
+    /** The clock its table sees: {@link #clock} with workers that can be busy. */
+    SimWorkers workers;
+
     LockTable table;
     SimStore store;
     /** The simulation's time at which this clock read {@link #clockOrigin}. */
@@ -33,6 +36,15 @@ final class SimProcess {
     long pausedUntil;
 
     boolean busy;
+    /**
+     * Until when its timer is late (its thread starved), in the simulation's time; 0 when on time. Its callers and
+     * workers go on meanwhile, its timer runs nothing: no renewal falls due, no lease is ended by its expiry watch.
+     */
+    long timerLateUntil;
+    /** When its timer falls late, and until when, in the simulation's time; 0 when that is not planned. */
+    long timerLateFrom;
+
+    long timerLateTo;
     /** Its caller's thread runs {@code runLocked}'s work: it takes no other action meanwhile. */
     boolean working;
     /** A listener of its table blocks its event thread: its timer goes on, its callers take no action. */
@@ -82,6 +94,11 @@ final class SimProcess {
         return !paused() && !busy;
     }
 
+    /** It runs and so does its timer: what ends a lease on time can. */
+    boolean timerRuns() {
+        return canAct() && timerLateUntil == 0;
+    }
+
     /** This process's clock reading at the simulation's time {@code now}. */
     long clockAt(long now) {
         return clockOrigin + Math.round(rate * (now - clockStart));
@@ -92,13 +109,21 @@ final class SimProcess {
         return clockStart + (long) Math.ceil((local - clockOrigin) / rate) + 1;
     }
 
+    /** Moves its clock to the simulation's time without running its timer: a timer that is late. */
+    void jumpTo(long now) {
+        long by = clockAt(now) - clock.nanoTime();
+        if (by > 0) {
+            clock.jump(Duration.ofNanos(by));
+        }
+    }
+
     /** Moves its clock to the simulation's time, running due tasks unless it stands still. */
     void sync(long now) {
         long by = clockAt(now) - clock.nanoTime();
         if (by <= 0) {
             return;
         }
-        if (paused() || busy) {
+        if (paused() || busy || timerLateUntil != 0) {
             clock.jump(Duration.ofNanos(by));
         } else {
             clock.advance(Duration.ofNanos(by));

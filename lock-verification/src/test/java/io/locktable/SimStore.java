@@ -91,6 +91,12 @@ final class SimStore implements LockStore {
 
     @Override
     public RenewAnswer renew(LeaseRef lease, List<String> candidates, String newRvn, Duration timeout, Instant now) {
+        // step 5: a renewal that falls due after its lease's end, on its own clock, is not sent (the lease expires)
+        for (Lease held : SimClocks.liveLeases(process.table)) {
+            if (held.owner().equals(lease.owner()) && held.state().endNanos() - process.clock.nanoTime() <= 0) {
+                world.violation(process + ": a renewal was sent after its lease's end: " + held);
+            }
+        }
         return write(
                 "renew " + lease.name() + "/" + lease.fencingToken() + " c=" + candidates.size(),
                 () -> ownWrite(lease, () -> memory.renew(lease, candidates, newRvn, timeout, now)));

@@ -185,7 +185,7 @@ final class Simulation implements SimStore.World {
     private long untilNextTask(long quantum) {
         long target = now + Math.max(1, quantum);
         for (SimProcess process : processes) {
-            if (process.canAct()) {
+            if (process.timerRuns()) {
                 long due = SimClocks.nextDue(process.clock, process.clock.nanoTime() + quantum);
                 target = Math.min(target, Math.max(now + 1, process.timeAt(due)));
             }
@@ -193,6 +193,9 @@ final class Simulation implements SimStore.World {
         for (SimProcess process : processes) {
             if (process.paused() && !process.busy && process.pausedUntil - now > 0) {
                 target = Math.min(target, process.pausedUntil); // it resumes on time
+            }
+            if (process.timerLateUntil != 0 && process.timerLateUntil - now > 0) {
+                target = Math.min(target, process.timerLateUntil); // its timer catches up on time
             }
         }
         Landing landing = landings.peek();
@@ -232,7 +235,31 @@ final class Simulation implements SimStore.World {
                 process.lastTroubleNanos = now;
             }
             try {
+                if (process.timerLateFrom != 0 && now - process.timerLateFrom >= 0) {
+                    process.timerLateFrom = 0;
+                    process.timerLateUntil = Math.max(process.timerLateUntil, process.timerLateTo);
+                }
+                if (process.timerLateUntil != 0 && now - process.timerLateUntil >= 0 && process.canAct()) {
+                    // its timer catches up: what fell due while it was late runs now, in order
+                    process.jumpTo(now);
+                    process.timerLateUntil = 0;
+                    process.lastTroubleNanos = now;
+                    process.clock.advance(Duration.ZERO);
+                }
+                if (process.canAct() && process.workers.dueToFree(now) && random.nextBoolean()) {
+                    // its timer is late: the freed workers run what queued at the time now before the timer runs
+                    // what fell due meanwhile (a renewal due after its lease's end, say)
+                    process.jumpTo(now);
+                    process.workers.freeAt(now);
+                    process.lastTroubleNanos = now;
+                    if (process.timerLateUntil == 0) {
+                        process.clock.advance(Duration.ZERO);
+                    }
+                }
                 process.sync(now);
+                if (process.canAct() && process.workers.freeAt(now)) {
+                    process.lastTroubleNanos = now; // its renewals and polls run from now on
+                }
                 if (process.completionsBusyUntil != 0 && now - process.completionsBusyUntil >= 0) {
                     process.completionsBusyUntil = 0;
                     process.lastTroubleNanos = now; // its waiters hear of their grants from now on
@@ -301,6 +328,12 @@ final class Simulation implements SimStore.World {
             } else if (dice < 84 && work == null && depth == 0) {
                 action = "runLocked";
                 runLocked(process, name);
+            } else if (dice < 91) {
+                action = "one-off names";
+                oneOffNames(process);
+            } else if (dice < 92 && process.timerLateUntil == 0) {
+                action = "timer late";
+                process.timerLateUntil = now + (long) (random.nextDouble() * leaseNanos * 2);
             } else if (dice < 92) {
                 action = "one-off names";
                 oneOffNames(process);
@@ -310,6 +343,16 @@ final class Simulation implements SimStore.World {
             } else if (dice < 97 && process.completionsBusyUntil == 0) {
                 action = "completions busy";
                 process.completionsBusyUntil = now + (long) (random.nextDouble() * leaseNanos * 2);
+            } else if (dice < 98 && !process.workers.busy()) {
+                action = "workers busy";
+                long until = now + (long) (random.nextDouble() * leaseNanos * 2);
+                process.workers.busyUntil(until);
+                if (random.nextBoolean() && process.timerLateFrom == 0) {
+                    // starved as a whole: its timer falls late during the spell and catches up after the workers
+                    // free, so that what they queued (a renewal) runs after its lease's end, before the expiry watch
+                    process.timerLateFrom = now + (until - now) / 2;
+                    process.timerLateTo = until + (long) (random.nextDouble() * leaseNanos / 2);
+                }
             } else if (dice < 99) {
                 action = "runAsLeaderAsync";
                 leaderRun(process, name);
@@ -390,6 +433,7 @@ final class Simulation implements SimStore.World {
         process.closing = true;
         process.table.close();
         process.closing = false;
+        process.workers.closed();
         process.drainCompletions();
         if (!process.table.heldLeases().isEmpty()) {
             violation(process + ": leases still held after close(): " + process.table.heldLeases());
@@ -418,11 +462,12 @@ final class Simulation implements SimStore.World {
         process.incarnation++;
         long origin = random.nextInt(4) == 0 ? Long.MAX_VALUE - leaseNanos * 2 : random.nextLong();
         process.clock = new ManualLockClock(origin);
+        process.workers = new SimWorkers(process.clock, () -> process.closing);
         process.clockOrigin = origin;
         process.clockStart = now;
         process.store = new SimStore(tableName, items, this, process);
         process.table = LockTable.Builder.over(process.store, "pk")
-                .clock(process.clock)
+                .clock(process.workers)
                 .completionExecutor(process.completions::add)
                 .listener(new LockTableListener() {
                     @Override
@@ -450,6 +495,8 @@ final class Simulation implements SimStore.World {
         process.leaderRuns.clear();
         process.completions.clear();
         process.completionsBusyUntil = 0;
+        process.timerLateUntil = 0;
+        process.timerLateFrom = 0;
         process.lastTroubleNanos = now;
     }
 
@@ -541,7 +588,7 @@ final class Simulation implements SimStore.World {
         if (running == null || running.lease == null || running.done || running.interruptedAt != null) {
             return;
         }
-        long overdue = running.stop.overdueNanos(running.lease, running.process.canAct(), now);
+        long overdue = running.stop.overdueNanos(running.lease, running.process.timerRuns(), now);
         if (overdue > 0) {
             violation(running.process + ": runLocked's work under " + running.lease + " (ended: "
                     + running.lease.end().orElse(null) + ") was not interrupted " + overdue / 1_000_000
@@ -704,7 +751,7 @@ final class Simulation implements SimStore.World {
             return;
         }
         for (SimProcess process : processes) {
-            if (!process.canAct() || process.completionsBusyUntil != 0) {
+            if (!process.timerRuns() || process.completionsBusyUntil != 0 || process.workers.busy()) {
                 continue; // a busy completion executor holds back what a waiter is told
             }
             for (SimProcess.Waiter waiter : process.waiters) {
