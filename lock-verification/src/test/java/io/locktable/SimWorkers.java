@@ -21,6 +21,11 @@ final class SimWorkers implements LockClock {
     private final ArrayDeque<Runnable> queued = new ArrayDeque<>();
     /** Until when the workers are busy, in the simulation's time; 0 when they are not. */
     private long busyUntil;
+    /**
+     * How many queued tasks are running now: one whose listener blocks (the world moving on inside it) keeps a worker,
+     * as its event runs on the thread that caused it under a clock of the caller's own.
+     */
+    private int running;
 
     SimWorkers(ManualLockClock clock, BooleanSupplier closing) {
         this.clock = clock;
@@ -33,7 +38,7 @@ final class SimWorkers implements LockClock {
     }
 
     boolean busy() {
-        return busyUntil != 0;
+        return busyUntil != 0 || running > 0;
     }
 
     /** Whether the busy spell is over at {@code now} with tasks waiting for the workers. */
@@ -46,7 +51,7 @@ final class SimWorkers implements LockClock {
      * meanwhile, in order; a task that queues another runs it too. A task that blocks (a listener on its path, the
      * world moving on inside it) leaves the rest to the next call, as another worker would take them.
      *
-     * @return whether they were freed now
+     * @return whether they were freed, or ran what had queued, now: what waited on them goes on from here
      */
     boolean freeAt(long now) {
         if (busyUntil != 0 && now - busyUntil < 0) {
@@ -56,7 +61,13 @@ final class SimWorkers implements LockClock {
         busyUntil = 0;
         Runnable next;
         while (busyUntil == 0 && (next = queued.poll()) != null) {
-            next.run();
+            freed = true;
+            running++;
+            try {
+                next.run();
+            } finally {
+                running--;
+            }
         }
         return freed;
     }
