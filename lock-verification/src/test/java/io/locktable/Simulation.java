@@ -24,7 +24,8 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
  * with its own {@link ManualLockClock} running at its own rate, driven by one seeded scheduler in virtual time on one
  * thread. The seed chooses every step, action and fault: lost, late, failed, duplicated and late-landing requests,
  * pauses past the lease, items deleted by an operator, {@code close()} at any point, listeners that block, a
- * completion executor that is busy for up to two leases, work that ignores its interrupt; elections, and {@code
+ * completion executor that is busy for up to two leases, workers that are busy and timers that fall late ({@link
+ * SimWorkers}), work that ignores its interrupt; elections, and {@code
  * runAsLeaderAsync} runs whose terms' work is a stage ({@link SimLeaderRun}). The invariants are checked after every
  * step of every process.
  */
