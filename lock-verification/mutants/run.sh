@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Puts back each known defect (one patch of this folder at a time) in a scratch worktree of the current commit, and
 # runs the simulation, then, if it found nothing, the race scenarios on real threads (RaceScenariosStressTest), then
-# the lock workload, each for a bounded time, then, if none found it, lock-core's decision tables (no engine). Prints one table row per mutant: caught or missed, by what, how long
-# it took, and the first violation.
+# the lock workload, each for a bounded time, then, if none found it, lock-core's decision tables (no engine). Prints
+# one table row per mutant: caught or missed, by what, how long it took, and the first violation.
 #
 #   lock-verification/mutants/run.sh                     # every mutant
 #   lock-verification/mutants/run.sh 03 07               # the mutants whose names start with 03 and 07
@@ -72,8 +72,8 @@ for patch in "${patches[@]}"; do
       detail=$(grep -hE '\[workload\] (HELD_CHECK|FENCING_TOKEN) .*(lost=[1-9]|tokenRegressions=[1-9]|sharedTokens=[1-9])' \
           "$scratch"/lock-verification/target/surefire-reports/*LockWorkloadTest-output.txt | head -1 | cut -c1-200)
     else
-      # last, the decision tables without an engine: a defect the simulation cannot reach (a worker that runs a
-      # renewal late, say) is still a row of these
+      # last, the decision tables without an engine: a boundary that no seed, round or history happened to hit is
+      # still a row of these
       log="$out/$name-decisions.log"
       (cd "$scratch" && ./mvnw -B -ntp -pl lock-test,lock-core verify -Dspotless.check.skip=true \
           -Dsurefire.failIfNoSpecifiedTests=false -Dtest="$decision_tests") > "$log" 2>&1

@@ -30,9 +30,8 @@ final class SimLeaderRun {
 
     /** What the runs of one simulation did, for its summary. */
     static final class Counts {
-        long runs;
         long terms;
-        long endsOnTheirOwn;
+        /** Terms whose stage was cancelled by its lease's end (not by a user's cancel, which comes before it). */
         long cancelledByTheirLease;
     }
 
@@ -86,7 +85,6 @@ final class SimLeaderRun {
         this.now = now;
         this.violation = violation;
         this.counts = counts;
-        counts.runs++;
         this.result = process.table.runAsLeaderAsync(name, lease, this::term);
     }
 
@@ -129,16 +127,12 @@ final class SimLeaderRun {
         TermWork work = new TermWork(
                 lease, now.getAsLong() + (long) (random.nextDouble() * leaseNanos * 3), random.nextInt(4) == 0);
         terms.add(work);
-        return work.stage;
-    }
-
-    /** Counts the terms' work that their lease's end cancelled; called once, as the run is forgotten. */
-    void tally() {
-        for (TermWork work : terms) {
-            if (work.stage.isCancelled() && work.lease.end().isPresent()) {
+        work.stage.whenComplete((value, error) -> {
+            if (work.stage.isCancelled() && lease.end().isPresent()) {
                 counts.cancelledByTheirLease++;
             }
-        }
+        });
+        return work.stage;
     }
 
     /** The user ends the run: the work's stage must be cancelled before the cancel returns. */
@@ -177,13 +171,13 @@ final class SimLeaderRun {
                     || work.lease.end().isPresent()) {
                 continue;
             }
+            Exception failure = work.fails ? new IllegalStateException("the leader's work failed (simulated)") : null;
             if (!stopped) {
-                counts.endsOnTheirOwn++;
                 endedOnItsOwn = true;
-                ownFailure = work.fails ? new IllegalStateException("the leader's work failed (simulated)") : null;
+                ownFailure = failure;
             }
-            if (work.fails) {
-                work.stage.completeExceptionally(new IllegalStateException("the leader's work failed (simulated)"));
+            if (failure != null) {
+                work.stage.completeExceptionally(failure);
             } else {
                 work.stage.complete(null);
             }

@@ -2,9 +2,9 @@ package io.locktable;
 
 /**
  * Issue 34's bound for one piece of work under a lease: from the moment a check first sees the lease ended while the
- * work is not yet told to stop, the work must be told within {@link Simulation#STOP_BOUND_NANOS}. A process that
- * stands still (paused, or waiting for a late answer) is not counted: its timer does not run, which is what fencing is
- * for.
+ * work is not yet told to stop, the work must be told within {@link Simulation#STOP_BOUND_NANOS}. A process whose
+ * timer does not run (paused, waiting for a late answer, or its timer late) is not counted: the end comes from the
+ * timer, and a process that stands still is what fencing is for.
  */
 final class SimStopBound {
 
@@ -16,7 +16,7 @@ final class SimStopBound {
      * than the bound; 0 otherwise.
      *
      * @param lease the work's lease
-     * @param counted whether the work's process runs (its timer with it)
+     * @param counted whether the work's process runs its timer ({@link SimProcess#timerRuns()})
      * @param now the simulation's time
      */
     long overdueNanos(Lease lease, boolean counted, long now) {

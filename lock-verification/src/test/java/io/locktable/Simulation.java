@@ -154,7 +154,6 @@ final class Simulation implements SimStore.World {
             process.table.close();
         }
         Thread.interrupted(); // a close that ended a work's lease: the simulation is over
-        processes.forEach(process -> process.leaderRuns.forEach(SimLeaderRun::tally));
         return new SimResult(
                 seed,
                 steps,
@@ -329,10 +328,7 @@ final class Simulation implements SimStore.World {
             } else if (dice < 84 && work == null && depth == 0) {
                 action = "runLocked";
                 runLocked(process, name);
-            } else if (dice < 91) {
-                action = "one-off names";
-                oneOffNames(process);
-            } else if (dice < 92 && process.timerLateUntil == 0) {
+            } else if (dice == 91 && process.timerLateUntil == 0) {
                 action = "timer late";
                 process.timerLateUntil = now + (long) (random.nextDouble() * leaseNanos * 2);
             } else if (dice < 92) {
@@ -492,7 +488,6 @@ final class Simulation implements SimStore.World {
         process.partitionedUntil = 0;
         process.waiters.clear();
         process.leaderships.clear();
-        process.leaderRuns.forEach(SimLeaderRun::tally);
         process.leaderRuns.clear();
         process.completions.clear();
         process.completionsBusyUntil = 0;
@@ -549,12 +544,7 @@ final class Simulation implements SimStore.World {
             for (SimLeaderRun run : process.leaderRuns) {
                 run.check(when);
             }
-            process.leaderRuns.removeIf(run -> {
-                if (run.over()) {
-                    run.tally();
-                }
-                return run.over();
-            });
+            process.leaderRuns.removeIf(SimLeaderRun::over);
         }
     }
 
